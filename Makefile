@@ -1,0 +1,40 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# Targets people type.  The module's object list is in Kbuild.
+#
+#   make                 build ptags.ko for KVER (default: Debian bookworm's kernel)
+#   make run             boot that kernel in QEMU, load ptags, show it working
+#   make check           host unit tests + the whole in-guest suite; prints "N passed, M failed"
+#   make unit            host unit tests of the engine only (also under ASan/UBSan)
+#   make guest           in-guest suite only
+#   make clean
+
+KVER ?= $(shell scripts/kernel.sh abi)
+KDIR ?= /lib/modules/$(KVER)/build
+BUILD ?= $(CURDIR)/build
+
+all: module
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+
+module-clean:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+
+unit:
+	$(MAKE) -C tests/unit BUILD=$(BUILD)/unit
+
+guest:
+	scripts/guest-test.sh
+
+run:
+	scripts/guest-test.sh --demo
+
+check:
+	scripts/check.sh
+
+clean:
+	rm -rf $(BUILD)
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+
+.PHONY: all module module-clean unit guest run check clean
