@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Every difference between the kernels ptags supports (Debian's 5.10, 6.1,
+ * 6.12 and 7.2) lives here, each shim naming the version that changed.
+ */
+#ifndef PTAGS_COMPAT_H
+#define PTAGS_COMPAT_H
+
+#include <linux/sched.h>
+#include <linux/version.h>
+
+/*
+ * 5.14 renamed task_struct.state to __state ("sched: Change task_struct::state").
+ * TASK_NEW marks a task that copy_process() built and that has not been
+ * woken yet.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(5, 14, 0)
+#define ptags_task_is_new(t)	(READ_ONCE((t)->__state) == TASK_NEW)
+#else
+#define ptags_task_is_new(t)	(READ_ONCE((t)->state) == TASK_NEW)
+#endif
+
+/*
+ * 6.16 added "bool group_dead" to the sched_process_exit tracepoint.  The
+ * probe ignores it: signal->live tells the same on every kernel.
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 16, 0)
+#define PTAGS_EXIT_PROBE_ARGS	struct task_struct *p, bool group_dead
+#else
+#define PTAGS_EXIT_PROBE_ARGS	struct task_struct *p
+#endif
+
+
+/*
+ * 6.7 stopped exposing i_atime/i_mtime/i_ctime directly and added
+ * simple_inode_init_ts() ("fs: add infrastructure for multigrain timestamps").
+ */
+#include <linux/fs.h>
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 7, 0)
+#define ptags_inode_init_times(inode)	simple_inode_init_ts(inode)
+#else
+static inline void ptags_inode_init_times(struct inode *inode)
+{
+	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+}
+#endif
+
+/*
+ * 6.14 gave d_revalidate the parent directory and the name
+ * ("make d_revalidate() take the name and parent inode").
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
+#define PTAGS_REVALIDATE_ARGS	struct inode *dir, const struct qstr *name, \
+				struct dentry *dentry, unsigned int flags
+#else
+#define PTAGS_REVALIDATE_ARGS	struct dentry *dentry, unsigned int flags
+#endif
+
+#endif /* PTAGS_COMPAT_H */

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptags: tamper-proof tags for processes, as a loadable module.
+ *
+ * Load order: counters, the process table, the life-cycle hooks, then the
+ * file system (which mounts /proc/ptags).  Unload runs the reverse; it can
+ * only start once every ptags mount is gone, so no file is open and only
+ * the hooks still touch the table.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+
+#include "ptags.h"
+
+static int __init ptags_init(void)
+{
+	int err;
+
+	err = ptags_stats_init();
+	if (err)
+		return err;
+	err = ptags_sets_init();
+	if (err)
+		goto err_stats;
+	err = ptags_table_init();
+	if (err)
+		goto err_sets;
+	err = ptags_hooks_init();
+	if (err)
+		goto err_table;
+	err = ptags_fs_init();
+	if (err)
+		goto err_hooks;
+	return 0;
+
+err_hooks:
+	ptags_hooks_uninit();
+err_table:
+	ptags_table_uninit();
+err_sets:
+	ptags_sets_uninit();
+err_stats:
+	ptags_stats_uninit();
+	return err;
+}
+
+static void __exit ptags_exit(void)
+{
+	ptags_fs_uninit();
+	ptags_hooks_uninit();
+	ptags_table_uninit();
+	ptags_sets_uninit();
+	ptags_stats_uninit();
+}
+
+module_init(ptags_init);
+module_exit(ptags_exit);
+
+MODULE_LICENSE("GPL");
+MODULE_DESCRIPTION("Tamper-proof process tags in /proc/ptags");
+MODULE_VERSION("0.1");

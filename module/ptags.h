@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Internal interfaces between the parts of ptags.ko:
+ *
+ *   main.c   load and unload, in order
+ *   hooks.c  process life cycle (sched tracepoints): fork, exec, exit
+ *   table.c  which process holds which tag set (RCU hashtable)
+ *   fs.c     the "ptags" file system: /proc/ptags/PID, self, listing
+ *   sets.c   the engine's shim: memory, deferred freeing
+ *   stats.c  module parameters and counters
+ *   engine.c the tag engine (plain C, shared with user-space tests)
+ */
+#ifndef PTAGS_MODULE_H
+#define PTAGS_MODULE_H
+
+#include <linux/atomic.h>
+#include <linux/types.h>
+
+#include "engine.h"
+
+struct task_struct;
+struct pid;
+struct pid_namespace;
+
+/* table.c */
+int ptags_table_init(void);
+void ptags_table_uninit(void);
+struct pt_set *ptags_task_set(struct task_struct *task);
+int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
+		       struct pt_set *new);
+void ptags_task_fork(struct task_struct *parent, struct task_struct *child);
+void ptags_task_exec(struct task_struct *task);
+void ptags_task_exit(struct task_struct *task);
+int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n);
+
+/* hooks.c */
+int ptags_hooks_init(void);
+void ptags_hooks_uninit(void);
+
+/* fs.c */
+int ptags_fs_init(void);
+void ptags_fs_uninit(void);
+
+/* sets.c */
+int ptags_sets_init(void);
+void ptags_sets_uninit(void);
+bool ptags_set_tryget(struct pt_set *s);
+
+/* stats.c */
+struct ptags_stats {
+	atomic64_t live_sets;
+	atomic64_t tagged_processes;
+	atomic64_t bytes;
+	atomic64_t inherited;
+	atomic64_t pruned;
+	atomic64_t refused;
+	atomic64_t killed;
+};
+
+extern struct ptags_stats ptags_stats;
+extern unsigned int ptags_max_tags;
+extern unsigned int ptags_max_bytes;
+extern unsigned int ptags_max_write;
+
+int ptags_stats_init(void);
+void ptags_stats_uninit(void);
+
+static inline void ptags_count(atomic64_t *counter, long delta)
+{
+	atomic64_add(delta, counter);
+}
+
+#endif /* PTAGS_MODULE_H */
