@@ -55,6 +55,7 @@ struct ptags_stats {
 	atomic64_t pruned;
 	atomic64_t refused;
 	atomic64_t killed;
+	atomic64_t memory;
 };
 
 extern struct ptags_stats ptags_stats;

@@ -26,12 +26,14 @@ void pt_shim_set_born(const struct pt_set *s)
 {
 	ptags_count(&ptags_stats.live_sets, 1);
 	ptags_count(&ptags_stats.bytes, s->bytes);
+	ptags_count(&ptags_stats.memory, s->alloc_size);
 }
 
 void pt_shim_set_gone(const struct pt_set *s)
 {
 	ptags_count(&ptags_stats.live_sets, -1);
 	ptags_count(&ptags_stats.bytes, -(long)s->bytes);
+	ptags_count(&ptags_stats.memory, -(long)s->alloc_size);
 }
 
 static void ptags_set_free_rcu(struct rcu_head *head)

@@ -44,6 +44,7 @@ PTAGS_STAT(inherited);
 PTAGS_STAT(pruned);
 PTAGS_STAT(refused);
 PTAGS_STAT(killed);
+PTAGS_STAT(memory);
 
 static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_live_sets.attr,
@@ -53,6 +54,7 @@ static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_pruned.attr,
 	&ptags_attr_refused.attr,
 	&ptags_attr_killed.attr,
+	&ptags_attr_memory.attr,
 	NULL,
 };
 

@@ -66,6 +66,7 @@ static struct ptags_proc *ptags_proc_new(struct task_struct *task,
 
 	if (!proc)
 		return NULL;
+	ptags_count(&ptags_stats.memory, sizeof(*proc));
 	proc->key = task->signal;
 	proc->tgid = get_pid(task_tgid(task));
 	spin_lock_init(&proc->lock);
@@ -74,19 +75,19 @@ static struct ptags_proc *ptags_proc_new(struct task_struct *task,
 	return proc;
 }
 
-static void ptags_proc_free_rcu(struct rcu_head *head)
-{
-	struct ptags_proc *proc = container_of(head, struct ptags_proc, rcu);
-
-	put_pid(proc->tgid);
-	mempool_free(proc, ptags_proc_pool);
-}
-
-/* Frees an entry that was never visible in the table. */
+/* Frees an entry that is not (or no longer) visible to anyone. */
 static void ptags_proc_discard(struct ptags_proc *proc)
 {
 	put_pid(proc->tgid);
 	mempool_free(proc, ptags_proc_pool);
+	ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
+}
+
+static void ptags_proc_free_rcu(struct rcu_head *head)
+{
+	struct ptags_proc *proc = container_of(head, struct ptags_proc, rcu);
+
+	ptags_proc_discard(proc);
 }
 
 /*
@@ -116,7 +117,7 @@ static void ptags_proc_remove(const struct signal_struct *sig)
 		if (proc->dead) {
 			spin_unlock(&proc->lock);
 		} else {
-			proc->dead = true;
+			WRITE_ONCE(proc->dead, true);
 			set = rcu_dereference_protected(proc->set,
 					lockdep_is_held(&proc->lock));
 			RCU_INIT_POINTER(proc->set, NULL);
@@ -194,7 +195,7 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 			spin_unlock(&proc->lock);
 			pt_set_put(cur);
 		} else {
-			proc->dead = true;
+			WRITE_ONCE(proc->dead, true);
 			RCU_INIT_POINTER(proc->set, NULL);
 			ptags_proc_unlink(proc, cur);
 		}
@@ -315,7 +316,7 @@ void ptags_task_exec(struct task_struct *task)
 		spin_unlock(&proc->lock);
 		pt_set_put(cur);
 	} else {
-		proc->dead = true;
+		WRITE_ONCE(proc->dead, true);
 		RCU_INIT_POINTER(proc->set, NULL);
 		ptags_proc_unlink(proc, cur);
 	}
