@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SPEC §5.5 "the writer is the opener too" against the real module.
+ *
+ * Actors are agents: children of this root test program, given permission
+ * tags by root, then made unprivileged (drop_privileges(65534)).  They open
+ * /proc/ptags entries, hand the descriptors around with SCM_RIGHTS (through
+ * this parent, which does not change who opened the file) and write through
+ * them on command; every assertion is made here with ok().
+ *
+ * Invoked as "s05_opener --deputy" the program is the privileged helper of
+ * the confused-deputy scenario: it writes "+X\n" to its standard output and
+ * exits with the errno (0 on success).
+ */
+#define _GNU_SOURCE
+#include <grp.h>		/* setgroups(), used by guest.h */
+#include "guest.h"
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+enum {
+	OP_DROP = 1,	/* drop_privileges(target) */
+	OP_DROPMAC,	/* stay uid 0, lose only CAP_MAC_ADMIN */
+	OP_WRITE,	/* pt_write(target, data) */
+	OP_OPEN,	/* slot = open(/proc/ptags/target, O_WRONLY) */
+	OP_FDWRITE,	/* pt_fdwrite(slot, data) */
+	OP_SENDFD,	/* reply carries slot's descriptor */
+	OP_RECVFD,	/* slot = descriptor carried by the command */
+	OP_CLOSE,	/* close(slot) */
+	OP_EXIT,
+};
+
+#define NSLOTS 8
+
+struct cmd {
+	int op;
+	int target;
+	int slot;
+	char data[512];
+};
+
+struct reply {
+	int ret;
+};
+
+struct agent {
+	pid_t pid;
+	int sock;
+};
+
+#define ERR_DEAD 999
+
+/* ------------------------------------------------------- fd passing */
+
+static int send_fd_msg(int sock, const void *buf, size_t len, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
+	struct cmsghdr *c;
+
+	if (fd >= 0) {
+		memset(&u, 0, sizeof(u));
+		mh.msg_control = u.b;
+		mh.msg_controllen = sizeof(u.b);
+		c = CMSG_FIRSTHDR(&mh);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
+}
+
+/* Receive one message; *fd is the passed descriptor or -1. */
+static ssize_t recv_fd_msg(int sock, void *buf, size_t len, int *fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} u;
+	struct iovec iov = { .iov_base = buf, .iov_len = len };
+	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
+			     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
+	struct cmsghdr *c;
+	ssize_t n;
+
+	*fd = -1;
+	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
+	if (n < 0)
+		return n;
+	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(fd, CMSG_DATA(c), sizeof(int));
+	return n;
+}
+
+/* ---------------------------------------------------------------- agent */
+
+static int has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	return !!(data[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/* Root keeps uid 0 and every capability except CAP_MAC_ADMIN. */
+static int drop_mac_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i = CAP_MAC_ADMIN / 32;
+	unsigned int bit = 1u << (CAP_MAC_ADMIN % 32);
+
+	if (prctl(PR_CAPBSET_DROP, CAP_MAC_ADMIN, 0, 0, 0))
+		return 1;
+	if (syscall(SYS_capget, &hdr, data))
+		return 2;
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	if (syscall(SYS_capset, &hdr, data))
+		return 3;
+	if (syscall(SYS_capget, &hdr, data))
+		return 4;
+	if ((data[i].effective | data[i].permitted) & bit)
+		return 5;
+	if (prctl(PR_CAPBSET_READ, CAP_MAC_ADMIN, 0, 0, 0) != 0)
+		return 6;
+	if (getuid() != 0 || geteuid() != 0)
+		return 7;
+	if (has_cap(CAP_SYS_ADMIN) != 1)
+		return 8;
+	return 0;
+}
+
+static int agent_loop(int sock)
+{
+	int fds[NSLOTS], got, i, send_with = -1;
+	struct cmd c;
+	struct reply r;
+	char path[64];
+	ssize_t n;
+
+	for (i = 0; i < NSLOTS; i++)
+		fds[i] = -1;
+	for (;;) {
+		n = recv_fd_msg(sock, &c, sizeof(c), &got);
+		if (n != (ssize_t)sizeof(c)) {
+			if (got >= 0)
+				close(got);
+			break;
+		}
+		memset(&r, 0, sizeof(r));
+		c.data[sizeof(c.data) - 1] = 0;
+		send_with = -1;
+		if (c.slot < 0 || c.slot >= NSLOTS)
+			c.slot = 0;
+		switch (c.op) {
+		case OP_DROP:
+			r.ret = drop_privileges(c.target) ? -1 : 0;
+			break;
+		case OP_DROPMAC:
+			r.ret = drop_mac_admin();
+			break;
+		case OP_WRITE:
+			r.ret = pt_write(c.target, c.data);
+			break;
+		case OP_OPEN:
+			if (fds[c.slot] >= 0)
+				close(fds[c.slot]);
+			pt_path(path, sizeof(path), c.target);
+			fds[c.slot] = open(path, O_WRONLY);
+			r.ret = fds[c.slot] < 0 ? errno : 0;
+			break;
+		case OP_FDWRITE:
+			r.ret = fds[c.slot] < 0 ? EBADF :
+				pt_fdwrite(fds[c.slot], c.data);
+			break;
+		case OP_SENDFD:
+			send_with = fds[c.slot];
+			r.ret = send_with < 0 ? EBADF : 0;
+			break;
+		case OP_RECVFD:
+			if (fds[c.slot] >= 0)
+				close(fds[c.slot]);
+			fds[c.slot] = got;
+			got = -1;
+			r.ret = fds[c.slot] < 0 ? EBADF : 0;
+			break;
+		case OP_CLOSE:
+			if (fds[c.slot] >= 0)
+				close(fds[c.slot]);
+			fds[c.slot] = -1;
+			break;
+		case OP_EXIT:
+			return 0;
+		default:
+			r.ret = -1;
+		}
+		if (got >= 0)
+			close(got);
+		if (send_fd_msg(sock, &r, sizeof(r), send_with))
+			break;
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- parent */
+
+static struct agent agents[64];
+static int nagents;
+
+static struct agent *agent_new(void)
+{
+	struct agent *a;
+	int sv[2], fd;
+
+	if (nagents >= (int)(sizeof(agents) / sizeof(agents[0])))
+		die("too many agents");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
+		die("socketpair");
+	fflush(stdout);
+	a = &agents[nagents++];
+	a->pid = fork();
+	if (a->pid < 0)
+		die("fork");
+	if (a->pid == 0) {
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != sv[1])
+				close(fd);
+		_exit(agent_loop(sv[1]));
+	}
+	close(sv[1]);
+	a->sock = sv[0];
+	return a;
+}
+
+/* One command; @give: descriptor to pass along (-1: none); @take: gets one. */
+static int acmd_fd(struct agent *a, int op, int target, int slot,
+		   const char *data, int give, int *take)
+{
+	struct cmd c;
+	struct reply r;
+	int fd;
+
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.target = target;
+	c.slot = slot;
+	if (data)
+		snprintf(c.data, sizeof(c.data), "%s", data);
+	if (send_fd_msg(a->sock, &c, sizeof(c), give))
+		return ERR_DEAD;
+	if (recv_fd_msg(a->sock, &r, sizeof(r), &fd) != (ssize_t)sizeof(r))
+		return ERR_DEAD;
+	if (take)
+		*take = fd;
+	else if (fd >= 0)
+		close(fd);
+	return r.ret;
+}
+
+static int acmd(struct agent *a, int op, int target, int slot, const char *data)
+{
+	return acmd_fd(a, op, target, slot, data, -1, NULL);
+}
+
+/* Agent @a opens /proc/ptags/@target for writing into @slot. */
+static int a_open(struct agent *a, pid_t target, int slot)
+{
+	return acmd(a, OP_OPEN, target, slot, NULL);
+}
+
+/* Agent @a writes @s through the descriptor in @slot. */
+static int a_fdw(struct agent *a, int slot, const char *s)
+{
+	return acmd(a, OP_FDWRITE, 0, slot, s);
+}
+
+/* The descriptor in @a's @slot, as a descriptor of this process (-1). */
+static int a_take(struct agent *a, int slot)
+{
+	int fd = -1;
+
+	if (acmd_fd(a, OP_SENDFD, 0, slot, NULL, -1, &fd))
+		return -1;
+	return fd;
+}
+
+/* Give our descriptor @fd to agent @a as its @slot; 0 on success. */
+static int a_give(struct agent *a, int slot, int fd)
+{
+	return acmd_fd(a, OP_RECVFD, 0, slot, NULL, fd, NULL);
+}
+
+/* Move agent @from's @slot descriptor to agent @to's @slot (the file, and
+ * so its opener, stay the same). */
+static int a_pass(struct agent *from, struct agent *to, int slot)
+{
+	int fd = a_take(from, slot), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = a_give(to, slot, fd);
+	close(fd);
+	return rc;
+}
+
+static void agent_end(struct agent *a)
+{
+	struct cmd c;
+	int st;
+
+	if (a->pid <= 0)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.op = OP_EXIT;
+	send(a->sock, &c, sizeof(c), 0);
+	close(a->sock);
+	waitpid(a->pid, &st, 0);
+	a->pid = -1;
+}
+
+static const char *ename(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EINVAL: return "EINVAL";
+	case ESRCH: return "ESRCH";
+	case EBADF: return "EBADF";
+	case EACCES: return "EACCES";
+	case ERR_DEAD: return "agent-died";
+	}
+	snprintf(buf, sizeof(buf), "ret %d", e);
+	return buf;
+}
+
+static bool __attribute__((format(printf, 3, 4)))
+expect(int got, int want, const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (got != want)
+		diag("expected %s, got %s", ename(want), ename(got));
+	return ok(got == want, "%s", name);
+}
+
+static const char *esc(const char *s)
+{
+	static char buf[4][1024];
+	static int k;
+	char *b = buf[k++ % 4];
+	size_t i = 0;
+
+	for (; *s && i + 3 < sizeof(buf[0]); s++) {
+		if (*s == '\n') {
+			b[i++] = '\\';
+			b[i++] = 'n';
+		} else {
+			b[i++] = *s;
+		}
+	}
+	b[i] = 0;
+	return b;
+}
+
+static void root_write(pid_t pid, const char *s)
+{
+	int rc = pt_write(pid, s);
+
+	if (rc)
+		ok(false, "setup: root write of [%s] to %d: %s", esc(s),
+		   (int)pid, strerror(rc));
+}
+
+static struct agent *unpriv(const char *grants)
+{
+	struct agent *a = agent_new();
+
+	if (grants && *grants)
+		root_write(a->pid, grants);
+	expect(acmd(a, OP_DROP, 65534, 0, NULL), 0,
+	       "setup: agent %d (grants [%s]) drop_privileges(65534) returned 0",
+	       (int)a->pid, esc(grants ? grants : ""));
+	return a;
+}
+
+static bool tags_are(pid_t pid, const char *expect_tags)
+{
+	static char buf[1 << 16];
+	ssize_t n = pt_read(pid, buf, sizeof(buf));
+
+	if (n < 0) {
+		diag("read of pid %d failed: %s", (int)pid, strerror(-n));
+		return false;
+	}
+	if (strcmp(buf, expect_tags)) {
+		diag("pid %d has tags [%s], expected [%s]", (int)pid, esc(buf),
+		     esc(expect_tags));
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------- (a) */
+
+static void test_root_opened(void)
+{
+	struct agent *v = unpriv("");
+	struct agent *w = unpriv("");
+	struct agent *w2 = unpriv("+ptags:add\n+ptags:others\n");
+	struct agent *m = agent_new();
+	struct agent *r = agent_new();
+	char path[64];
+	int fd;
+
+	expect(acmd(m, OP_DROPMAC, 0, 0, NULL), 0,
+	       "setup: uid 0 agent dropped only CAP_MAC_ADMIN");
+	pt_path(path, sizeof(path), v->pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("open %s", path);
+	expect(pt_fdwrite(fd, "+R\n"), 0,
+	       "SPEC §5.5: root opened and root writes: +R");
+	expect(pt_fdwrite(fd, "-R\n"), 0,
+	       "SPEC §5.5: root opened and root writes: -R");
+	expect(a_give(w, 0, fd), 0, "setup: root-opened fd passed to agent");
+	expect(a_give(w2, 0, fd), 0, "setup: root-opened fd passed to agent 2");
+	expect(a_give(m, 0, fd), 0, "setup: root-opened fd passed to uid-0 agent");
+	close(fd);
+	expect(a_fdw(w, 0, "+X\n"), EPERM,
+	       "SPEC §5.5: root-opened fd, unprivileged writer without rights: +X -> EPERM");
+	expect(a_fdw(w2, 0, "+X\n"), EPERM,
+	       "SPEC §5.5: root-opened fd (opener holds no tag rights), writer with ptags:add+others: +X -> EPERM");
+	expect(a_fdw(m, 0, "+X\n"), EPERM,
+	       "SPEC §5.5: root-opened fd, uid-0 writer without CAP_MAC_ADMIN: +X -> EPERM");
+	ok(tags_are(v->pid, ""), "SPEC §5.5: victim unchanged");
+	expect(a_open(w2, v->pid, 1), 0, "setup: agent 2 opens the victim itself");
+	expect(a_fdw(w2, 1, "+X\n"), 0,
+	       "SPEC §5.3/§5.5: control: writer with ptags:add+others through its own fd: +X");
+	ok(tags_are(v->pid, "X\n"), "SPEC §5.5: control write landed");
+
+	/* uid 0 without CAP_MAC_ADMIN opens, root with it writes */
+	expect(a_open(m, v->pid, 1), 0, "setup: uid-0 agent without CAP_MAC_ADMIN opens the victim");
+	fd = a_take(m, 1);
+	ok(fd >= 0, "setup: got that fd");
+	if (fd >= 0) {
+		expect(pt_fdwrite(fd, "-X\n"), EPERM,
+		       "SPEC §5.5: opener without CAP_MAC_ADMIN, root writer with it: -X -> EPERM");
+		expect(pt_fdwrite(fd, "+Z\n"), EPERM,
+		       "SPEC §5.5: opener without CAP_MAC_ADMIN, root writer with it: +Z -> EPERM");
+		close(fd);
+	}
+	ok(tags_are(v->pid, "X\n"), "SPEC §5.5: victim unchanged");
+
+	/* one process: opened while privileged, writes after losing it */
+	expect(a_open(r, v->pid, 0), 0, "setup: root agent opens the victim");
+	expect(a_fdw(r, 0, "+P\n"), 0,
+	       "SPEC §5.4/§5.5: root agent writes through the fd it opened: +P");
+	expect(acmd(r, OP_DROP, 65534, 0, NULL), 0,
+	       "setup: that agent then drop_privileges(65534) returned 0");
+	expect(a_fdw(r, 0, "-P\n"), EPERM,
+	       "SPEC §5.5: the same fd after the writer lost CAP_MAC_ADMIN: -P -> EPERM");
+	ok(tags_are(v->pid, "P\nX\n"), "SPEC §5.5: victim has P and X");
+	agent_end(v);
+	agent_end(w);
+	agent_end(w2);
+	agent_end(m);
+	agent_end(r);
+}
+
+/* ------------------------------------------------------------- (b) */
+
+static int deputy_main(void)
+{
+	ssize_t n = write(1, "+X\n", 3);
+
+	if (n < 0)
+		return errno > 0 && errno < 200 ? errno : 200;
+	return n == 3 ? 0 : 201;
+}
+
+/* Exec this program as a privileged helper whose stdout is @fd. */
+static int run_deputy(int fd)
+{
+	pid_t pid;
+	int st;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		if (dup2(fd, 1) != 1)
+			_exit(210);
+		execl("/proc/self/exe", "s05_opener", "--deputy", (char *)NULL);
+		_exit(211);
+	}
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static void test_confused_deputy(void)
+{
+	static char before[1 << 16];
+	struct agent *v = unpriv("");
+	struct agent *u = unpriv("");
+	struct agent *o = unpriv("+ptags:S:add\n+ptags:S:others\n");
+	ssize_t n;
+	int fd, rc;
+	char path[64];
+
+	n = pt_read(1, before, sizeof(before));
+	ok(n >= 0, "SPEC §3.2: /proc/ptags/1 is readable");
+	expect(a_open(u, 1, 0), 0,
+	       "SPEC §5.5: an unprivileged process may open /proc/ptags/1 for writing");
+	fd = a_take(u, 0);
+	ok(fd >= 0, "setup: got the fd of /proc/ptags/1 from the unprivileged opener");
+	if (fd >= 0) {
+		rc = pt_fdwrite(fd, "+X\n");
+		expect(rc, EPERM,
+		       "SPEC §5.5: root writing +X to /proc/ptags/1 opened by an unprivileged process -> EPERM");
+		if (rc == 0)	/* do not leave init tagged */
+			pt_write(1, "-X\n");
+		close(fd);
+	}
+	ok(n >= 0 && pt_is(1, before), "SPEC §5.5: pid 1 unchanged");
+
+	root_write(v->pid, "+Y\n");
+	expect(a_open(u, v->pid, 1), 0,
+	       "setup: unprivileged process opens the victim for writing");
+	fd = a_take(u, 1);
+	ok(fd >= 0, "setup: got the victim fd from the unprivileged opener");
+	if (fd >= 0) {
+		expect(pt_fdwrite(fd, "+X\n"), EPERM,
+		       "SPEC §5.5: root writing +X through a victim fd opened by an unprivileged process -> EPERM");
+		expect(pt_fdwrite(fd, "-Y\n"), EPERM,
+		       "SPEC §5.5: root writing -Y through that fd -> EPERM");
+		expect(pt_fdwrite(fd, "-\n"), 0,
+		       "SPEC §4.3/§5.5: root writing '-' through that fd skips everything -> success");
+		rc = run_deputy(fd);
+		expect(rc, EPERM,
+		       "SPEC §5.5: exec'ed privileged helper writing +X to its stdout (opened by an unprivileged process) -> EPERM");
+		close(fd);
+	}
+	ok(tags_are(v->pid, "Y\n"), "SPEC §5.5: victim unchanged by the deputy");
+
+	/* the opener holds ptags:S rights; the root writer holds no tags */
+	expect(a_open(o, v->pid, 0), 0, "setup: S-rights agent opens the victim");
+	fd = a_take(o, 0);
+	ok(fd >= 0, "setup: got the fd from the S-rights opener");
+	if (fd >= 0) {
+		expect(pt_fdwrite(fd, "+S:r\n"), EPERM,
+		       "SPEC §5.5: opener with S rights, root writer without tags: +S:r -> EPERM (CAP_MAC_ADMIN needs both, tag rights need the writer)");
+		close(fd);
+	}
+
+	/* control: the helper writing to a root-opened stdout succeeds */
+	pt_path(path, sizeof(path), v->pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		die("open %s", path);
+	expect(run_deputy(fd), 0,
+	       "SPEC §5.4/§5.5: control: the privileged helper writing to a root-opened stdout succeeds");
+	close(fd);
+	ok(tags_are(v->pid, "X\nY\n"), "SPEC §5.5: control write landed");
+	agent_end(v);
+	agent_end(u);
+	agent_end(o);
+}
+
+/* ------------------------------------------------------------- (c) */
+
+static void test_intersection(void)
+{
+	struct agent *v = unpriv("");
+	struct agent *o = unpriv("+ptags:S:add\n+ptags:S:others\n");
+	struct agent *w = unpriv("+ptags:T:add\n+ptags:T:others\n");
+	struct agent *o2 = unpriv("+ptags:S:add\n+ptags:S:others\n");
+	struct agent *w2 = unpriv("+ptags:S:add\n+ptags:S:others\n");
+	struct agent *o3 = unpriv("");
+	struct agent *w3 = unpriv("+ptags:add\n");
+
+	expect(a_open(o, v->pid, 0), 0, "setup: S opener opens the victim");
+	expect(a_pass(o, w, 0), 0, "setup: fd passed from S opener to T writer");
+	expect(a_fdw(w, 0, "+S:x\n"), EPERM,
+	       "SPEC §5.5: S-opened fd, T writer: +S:x -> EPERM (writer lacks S)");
+	expect(a_fdw(w, 0, "+T:x\n"), EPERM,
+	       "SPEC §5.5: S-opened fd, T writer: +T:x -> EPERM (opener lacked T)");
+	ok(tags_are(v->pid, ""), "SPEC §5.5: victim unchanged");
+	expect(a_open(w, v->pid, 1), 0, "setup: T writer opens the victim itself");
+	expect(a_fdw(w, 1, "+T:x\n"), 0,
+	       "SPEC §5.5: T writer through its own fd: +T:x");
+	expect(a_fdw(o, 0, "+S:x\n"), 0,
+	       "SPEC §5.5: S opener through its own fd: +S:x");
+	ok(tags_are(v->pid, "S:x\nT:x\n"), "SPEC §5.5: both own-fd writes landed");
+
+	expect(a_open(o2, v->pid, 0), 0, "setup: S opener 2 opens the victim");
+	expect(a_pass(o2, w2, 0), 0, "setup: fd passed to S writer 2");
+	expect(a_fdw(w2, 0, "+S:y\n"), 0,
+	       "SPEC §5.5: opener and writer both hold S rights: +S:y through a passed fd");
+	expect(a_fdw(w2, 0, "+T:y\n"), EPERM,
+	       "SPEC §5.5: opener and writer both hold S rights: +T:y -> EPERM");
+	ok(tags_are(v->pid, "S:x\nS:y\nT:x\n"), "SPEC §5.5: +S:y landed");
+
+	/* the writer's own entry, opened by a process without rights */
+	expect(a_open(o3, w3->pid, 0), 0,
+	       "setup: agent without rights opens the writer's own entry");
+	expect(a_pass(o3, w3, 0), 0, "setup: fd passed to its target");
+	expect(a_fdw(w3, 0, "+X\n"), EPERM,
+	       "SPEC §5.5: ptags:add writer, its own entry opened by a process without rights: +X -> EPERM");
+	expect(a_open(w3, 0, 1), 0, "setup: writer opens its own entry");
+	expect(a_fdw(w3, 1, "+X\n"), 0,
+	       "SPEC §5.2/§5.5: ptags:add writer, own entry it opened itself: +X");
+	ok(tags_are(w3->pid, "X\nptags:add\n"), "SPEC §5.5: only the second write landed");
+
+	agent_end(v);
+	agent_end(o);
+	agent_end(w);
+	agent_end(o2);
+	agent_end(w2);
+	agent_end(o3);
+	agent_end(w3);
+}
+
+/* ------------------------------------------------------------- (d) */
+
+#define SRIGHTS "+ptags:S:add\n+ptags:S:others\n"
+#define SRIGHTS_OFF "-ptags:S:add\n-ptags:S:others\n"
+
+static void test_timing(void)
+{
+	struct agent *v = unpriv("");
+	struct agent *o4 = unpriv(SRIGHTS), *w4 = unpriv(SRIGHTS);
+	struct agent *o5 = unpriv(""), *w5 = unpriv(SRIGHTS);
+	struct agent *o6 = unpriv(SRIGHTS), *w6 = unpriv(SRIGHTS);
+	struct agent *o7 = unpriv("");
+	struct agent *o8 = unpriv(SRIGHTS);
+	struct agent *o9 = unpriv(SRIGHTS), *w9 = unpriv(SRIGHTS);
+	pid_t vp = v->pid;
+
+	/* opener's rights removed after open: still counted */
+	expect(a_open(o4, vp, 0), 0, "setup: opener with S rights opens the victim");
+	root_write(o4->pid, SRIGHTS_OFF);
+	ok(tags_are(o4->pid, ""), "setup: opener's rights removed after opening");
+	expect(a_pass(o4, w4, 0), 0, "setup: fd passed to S writer");
+	expect(a_fdw(w4, 0, "+S:d\n"), 0,
+	       "SPEC §5.5: opener held S rights when it opened (removed since), writer holds them: +S:d succeeds");
+
+	/* opener's rights granted after open: not counted */
+	expect(a_open(o5, vp, 0), 0, "setup: opener without rights opens the victim");
+	root_write(o5->pid, SRIGHTS);
+	expect(a_pass(o5, w5, 0), 0, "setup: fd passed to S writer");
+	expect(a_fdw(w5, 0, "+S:e\n"), EPERM,
+	       "SPEC §5.5: opener got S rights only after opening: +S:e -> EPERM");
+
+	/* the writer's rights are those it holds now */
+	expect(a_open(o6, vp, 0), 0, "setup: S opener opens the victim");
+	expect(a_pass(o6, w6, 0), 0, "setup: fd passed to S writer");
+	root_write(w6->pid, SRIGHTS_OFF);
+	expect(a_fdw(w6, 0, "+S:f\n"), EPERM,
+	       "SPEC §5.5: writer lost its S rights after receiving the fd: +S:f -> EPERM");
+	root_write(w6->pid, SRIGHTS);
+	expect(a_fdw(w6, 0, "+S:f\n"), 0,
+	       "SPEC §5.5: writer regained S rights: +S:f succeeds");
+
+	/* writer == opener: only the rights held now count */
+	expect(a_open(o7, vp, 0), 0, "setup: agent without rights opens the victim");
+	root_write(o7->pid, SRIGHTS);
+	expect(a_fdw(o7, 0, "+S:g\n"), 0,
+	       "SPEC §5.5: the opener writing itself uses its rights now: +S:g succeeds");
+	expect(a_open(o8, vp, 0), 0, "setup: S agent opens the victim");
+	root_write(o8->pid, SRIGHTS_OFF);
+	expect(a_fdw(o8, 0, "+S:h\n"), EPERM,
+	       "SPEC §5.5: the opener writing itself after losing its rights: +S:h -> EPERM");
+
+	/* the opener has exited: its rights at open time still count */
+	expect(a_open(o9, vp, 0), 0, "setup: S opener opens the victim");
+	expect(a_pass(o9, w9, 0), 0, "setup: fd passed to S writer");
+	agent_end(o9);
+	expect(a_fdw(w9, 0, "+S:i\n"), 0,
+	       "SPEC §5.5: opener held S rights at open and has exited since: +S:i succeeds");
+
+	ok(tags_are(vp, "S:d\nS:f\nS:g\nS:i\n"), "SPEC §5.5: victim's resulting tags");
+	agent_end(v);
+	agent_end(o4);
+	agent_end(w4);
+	agent_end(o5);
+	agent_end(w5);
+	agent_end(o6);
+	agent_end(w6);
+	agent_end(o7);
+	agent_end(o8);
+	agent_end(w9);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--deputy"))
+		return deputy_main();
+	signal(SIGPIPE, SIG_IGN);
+	alarm(600);
+	if (access(PT_ROOT "/self", F_OK))
+		die("no " PT_ROOT);
+	if (!pt_is(0, ""))
+		die("the test process is tagged");
+	test_root_opened();
+	test_confused_deputy();
+	test_intersection();
+	test_timing();
+	return tap_done();
+}

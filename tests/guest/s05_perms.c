@@ -1,0 +1,896 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SPEC §5.1-5.4 and §10 (user namespaces) against the real module.
+ *
+ * Every actor is an "agent": a child process forked by this (root) test
+ * program, given permission tags by root through /proc/ptags/PID, then made
+ * unprivileged (drop_privileges(65534)) or otherwise de-privileged.  The
+ * agent then executes commands sent over a SOCK_SEQPACKET socket and answers
+ * with the errno of each write, so every assertion is made here, in the
+ * parent, with ok().
+ */
+#define _GNU_SOURCE
+#include <grp.h>		/* setgroups(), used by guest.h */
+#include "guest.h"
+#include <sched.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+
+enum {
+	OP_DROP = 1,	/* drop_privileges(target) */
+	OP_DROPMAC,	/* stay uid 0, lose only CAP_MAC_ADMIN */
+	OP_USERNS,	/* unshare(CLONE_NEWUSER), map self to 0 */
+	OP_WRITE,	/* pt_write(target, data) */
+	OP_READ,	/* pt_read(target) -> reply data */
+	OP_SPAWN,	/* fork a sleeping child, reply its pid */
+	OP_REAP,	/* end and reap that child */
+	OP_EXIT,
+};
+
+struct cmd {
+	int op;
+	int target;
+	char data[512];
+};
+
+struct reply {
+	int ret;
+	char data[2048];
+};
+
+struct agent {
+	pid_t pid;
+	int sock;
+};
+
+#define ERR_DEAD 999
+
+/* ---------------------------------------------------------------- agent */
+
+static pid_t kid_pid = -1;
+static int kid_pipe = -1;
+
+static int has_cap(int cap)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+
+	if (syscall(SYS_capget, &hdr, data))
+		return -1;
+	return !!(data[cap / 32].effective & (1u << (cap % 32)));
+}
+
+/* Root keeps uid 0 and every capability except CAP_MAC_ADMIN. */
+static int drop_mac_admin(void)
+{
+	struct __user_cap_header_struct hdr = {
+		.version = _LINUX_CAPABILITY_VERSION_3,
+	};
+	struct __user_cap_data_struct data[2];
+	int i = CAP_MAC_ADMIN / 32;
+	unsigned int bit = 1u << (CAP_MAC_ADMIN % 32);
+
+	if (prctl(PR_CAPBSET_DROP, CAP_MAC_ADMIN, 0, 0, 0))
+		return 1;
+	if (syscall(SYS_capget, &hdr, data))
+		return 2;
+	data[i].effective &= ~bit;
+	data[i].permitted &= ~bit;
+	data[i].inheritable &= ~bit;
+	if (syscall(SYS_capset, &hdr, data))
+		return 3;
+	if (syscall(SYS_capget, &hdr, data))
+		return 4;
+	if ((data[i].effective | data[i].permitted) & bit)
+		return 5;
+	if (prctl(PR_CAPBSET_READ, CAP_MAC_ADMIN, 0, 0, 0) != 0)
+		return 6;
+	if (getuid() != 0 || geteuid() != 0)
+		return 7;
+	if (has_cap(CAP_SYS_ADMIN) != 1)	/* still "root" otherwise */
+		return 8;
+	return 0;
+}
+
+static int write_file(const char *path, const char *s)
+{
+	int fd = open(path, O_WRONLY);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = write(fd, s, strlen(s));
+	close(fd);
+	return n == (ssize_t)strlen(s) ? 0 : -1;
+}
+
+/* Unprivileged uid: new user namespace where we are root. */
+static int become_userns_root(void)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[64];
+
+	if (uid == 0)
+		return 1;
+	/* setresuid() made us non-dumpable: the id map files would be root's */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
+		return 8;
+	if (unshare(CLONE_NEWUSER))
+		return 2;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
+	if (write_file("/proc/self/uid_map", map))
+		return 3;
+	if (write_file("/proc/self/setgroups", "deny\n"))
+		return 4;
+	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
+	if (write_file("/proc/self/gid_map", map))
+		return 5;
+	if (getuid() != 0 || geteuid() != 0)
+		return 6;
+	if (has_cap(CAP_MAC_ADMIN) != 1)	/* in its own namespace */
+		return 7;
+	return 0;
+}
+
+static int agent_loop(int sock)
+{
+	struct cmd c;
+	struct reply r;
+	int p[2], st;
+	ssize_t n;
+
+	for (;;) {
+		n = recv(sock, &c, sizeof(c), 0);
+		if (n != (ssize_t)sizeof(c))
+			break;
+		memset(&r, 0, sizeof(r));
+		c.data[sizeof(c.data) - 1] = 0;
+		switch (c.op) {
+		case OP_DROP:
+			r.ret = drop_privileges(c.target) ? -1 : 0;
+			break;
+		case OP_DROPMAC:
+			r.ret = drop_mac_admin();
+			break;
+		case OP_USERNS:
+			r.ret = become_userns_root();
+			break;
+		case OP_WRITE:
+			r.ret = pt_write(c.target, c.data);
+			break;
+		case OP_READ:
+			n = pt_read(c.target, r.data, sizeof(r.data));
+			r.ret = n < 0 ? -n : 0;
+			break;
+		case OP_SPAWN:
+			if (pipe(p)) {
+				r.ret = -1;
+				break;
+			}
+			kid_pid = fork();
+			if (kid_pid == 0) {
+				char b;
+
+				close(p[1]);
+				close(sock);
+				while (read(p[0], &b, 1) > 0)
+					;
+				_exit(0);
+			}
+			close(p[0]);
+			kid_pipe = p[1];
+			r.ret = kid_pid;
+			break;
+		case OP_REAP:
+			close(kid_pipe);
+			r.ret = waitpid(kid_pid, &st, 0) == kid_pid ? 0 : -1;
+			kid_pid = -1;
+			break;
+		case OP_EXIT:
+			goto out;
+		default:
+			r.ret = -1;
+		}
+		if (send(sock, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
+			break;
+	}
+out:
+	if (kid_pid > 0) {
+		close(kid_pipe);
+		waitpid(kid_pid, &st, 0);
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------------- parent */
+
+static struct agent agents[64];
+static int nagents;
+
+static struct agent *agent_new(void)
+{
+	struct agent *a;
+	int sv[2], fd;
+
+	if (nagents >= (int)(sizeof(agents) / sizeof(agents[0])))
+		die("too many agents");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
+		die("socketpair");
+	fflush(stdout);
+	a = &agents[nagents++];
+	a->pid = fork();
+	if (a->pid < 0)
+		die("fork");
+	if (a->pid == 0) {
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != sv[1])
+				close(fd);
+		_exit(agent_loop(sv[1]));
+	}
+	close(sv[1]);
+	a->sock = sv[0];
+	return a;
+}
+
+static int acmd_r(struct agent *a, int op, int target, const char *data,
+		  struct reply *r)
+{
+	struct cmd c;
+
+	memset(&c, 0, sizeof(c));
+	c.op = op;
+	c.target = target;
+	if (data)
+		snprintf(c.data, sizeof(c.data), "%s", data);
+	if (send(a->sock, &c, sizeof(c), 0) != (ssize_t)sizeof(c))
+		return ERR_DEAD;
+	if (recv(a->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
+		return ERR_DEAD;
+	return r->ret;
+}
+
+static int acmd(struct agent *a, int op, int target, const char *data)
+{
+	static struct reply r;
+
+	return acmd_r(a, op, target, data, &r);
+}
+
+/* The agent writes @s to the tags of @target (0: itself). */
+static int aw(struct agent *a, pid_t target, const char *s)
+{
+	return acmd(a, OP_WRITE, target, s);
+}
+
+static void agent_end(struct agent *a)
+{
+	struct cmd c;
+	int st;
+
+	if (a->pid <= 0)
+		return;
+	memset(&c, 0, sizeof(c));
+	c.op = OP_EXIT;
+	send(a->sock, &c, sizeof(c), 0);
+	close(a->sock);
+	waitpid(a->pid, &st, 0);
+	a->pid = -1;
+}
+
+static const char *ename(int e)
+{
+	static char buf[32];
+
+	switch (e) {
+	case 0: return "success";
+	case EPERM: return "EPERM";
+	case ENOENT: return "ENOENT";
+	case EINVAL: return "EINVAL";
+	case ESRCH: return "ESRCH";
+	case ECANCELED: return "ECANCELED";
+	case E2BIG: return "E2BIG";
+	case ERR_DEAD: return "agent-died";
+	}
+	snprintf(buf, sizeof(buf), "ret %d", e);
+	return buf;
+}
+
+/* ok() on an errno result, naming what came back when it differs. */
+static bool __attribute__((format(printf, 3, 4)))
+expect(int got, int want, const char *fmt, ...)
+{
+	char name[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(name, sizeof(name), fmt, ap);
+	va_end(ap);
+	if (got != want)
+		diag("expected %s, got %s", ename(want), ename(got));
+	return ok(got == want, "%s", name);
+}
+
+/* @s with newlines shown as "\\n", for one-line TAP names and diagnostics. */
+static const char *esc(const char *s)
+{
+	static char buf[4][1024];
+	static int k;
+	char *b = buf[k++ % 4];
+	size_t i = 0;
+
+	for (; *s && i + 3 < sizeof(buf[0]); s++) {
+		if (*s == '\n') {
+			b[i++] = '\\';
+			b[i++] = 'n';
+		} else {
+			b[i++] = *s;
+		}
+	}
+	b[i] = 0;
+	return b;
+}
+
+/* Root (this process, CAP_MAC_ADMIN) writes; failures show up as a test. */
+static void root_write(pid_t pid, const char *s)
+{
+	int rc = pt_write(pid, s);
+
+	if (rc)
+		ok(false, "setup: root write of [%s] to %d: %s", esc(s),
+		   (int)pid, strerror(rc));
+}
+
+/*
+ * New agent holding @grants (a write given as-is, "" for nothing), then
+ * dropped to uid 65534 without any capability.
+ */
+static struct agent *unpriv(const char *grants)
+{
+	struct agent *a = agent_new();
+
+	if (grants && *grants)
+		root_write(a->pid, grants);
+	expect(acmd(a, OP_DROP, 65534, NULL), 0,
+	       "setup: agent %d (grants [%s]) drop_privileges(65534) returned 0",
+	       (int)a->pid, esc(grants ? grants : ""));
+	return a;
+}
+
+static bool tags_are(pid_t pid, const char *expect_tags)
+{
+	static char buf[1 << 16];
+	ssize_t n = pt_read(pid, buf, sizeof(buf));
+
+	if (n < 0) {
+		diag("read of pid %d failed: %s", (int)pid, strerror(-n));
+		return false;
+	}
+	if (strcmp(buf, expect_tags)) {
+		diag("pid %d has tags [%s], expected [%s]", (int)pid, esc(buf),
+		     esc(expect_tags));
+		return false;
+	}
+	return true;
+}
+
+/* ------------------------------------------------------------ §5.1-5.2 */
+
+static void test_default(void)
+{
+	struct agent *a = unpriv(""), *b = unpriv("");
+	struct reply r;
+
+	expect(aw(a, 0, "+X\n"), EPERM,
+	       "SPEC §2/§5.2: no rights: +X on itself -> EPERM");
+	expect(aw(a, 0, "+@X\n"), EPERM,
+	       "SPEC §5.2: no rights: +@X on itself -> EPERM");
+	expect(aw(a, 0, "+ptags:add\n"), EPERM,
+	       "SPEC §5.2: no rights: cannot grant itself ptags:add -> EPERM");
+	root_write(a->pid, "+X\n+@K\n+V\n!V=1\n");
+	expect(aw(a, 0, "-X\n"), EPERM,
+	       "SPEC §5.2: no rights: -X on itself -> EPERM");
+	expect(aw(a, 0, "-@K\n"), EPERM,
+	       "SPEC §5.2: no rights: -@K (clear keep) on itself -> EPERM");
+	expect(aw(a, 0, "!V=2\n"), EPERM,
+	       "SPEC §5.2: no rights: !V=2 on itself -> EPERM");
+	expect(aw(a, 0, "!V\n"), EPERM,
+	       "SPEC §5.2: no rights: !V (remove value) on itself -> EPERM");
+	expect(aw(a, 0, "!X=1\n"), EPERM,
+	       "SPEC §5.2: no rights: !X=1 on itself -> EPERM");
+	expect(aw(a, 0, "+@X\n"), EPERM,
+	       "SPEC §5.2/§6: no rights: +@X on present X -> EPERM");
+	expect(aw(a, 0, "+X\n"), 0,
+	       "SPEC §6: no rights: +X when X present changes nothing -> success");
+	expect(aw(a, 0, "?X\n?@K\n"), 0,
+	       "SPEC §5.6: no rights: ? lines need no right");
+	expect(aw(b, a->pid, "+Y\n"), EPERM,
+	       "SPEC §5.3: no rights: +Y on a sibling -> EPERM");
+	expect(aw(b, a->pid, "-X\n"), EPERM,
+	       "SPEC §5.3: no rights: -X on a sibling -> EPERM");
+	ok(acmd_r(b, OP_READ, a->pid, NULL, &r) == 0 &&
+	   !strcmp(r.data, "@K\nV=1\nX\n"),
+	   "SPEC §5.6: no rights: reading a sibling's tags works");
+	ok(tags_are(a->pid, "@K\nV=1\nX\n"),
+	   "SPEC §5.2: refused writes left the tags unchanged");
+	agent_end(a);
+	agent_end(b);
+}
+
+static void test_global_add(void)
+{
+	struct agent *a = unpriv("+ptags:add\n"), *b = unpriv("");
+
+	expect(aw(a, 0, "+X\n"), 0, "SPEC §5.1: ptags:add: +X on itself");
+	expect(aw(a, 0, "+S:camera\n"), 0,
+	       "SPEC §5.1: ptags:add: +S:camera on itself");
+	expect(aw(a, 0, "+@Y\n"), 0,
+	       "SPEC §5.1: ptags:add covers adding with keep (+@Y)");
+	expect(aw(a, 0, "+@X\n"), 0,
+	       "SPEC §5.1: ptags:add covers setting keep on existing X");
+	expect(aw(a, 0, "-X\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover -X -> EPERM");
+	expect(aw(a, 0, "-@X\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover clearing keep -> EPERM");
+	expect(aw(a, 0, "!X=1\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover !X=1 -> EPERM");
+	expect(aw(a, 0, "+ptags:sub\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover special +ptags:sub -> EPERM");
+	expect(aw(a, 0, "+ptags:S:add\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover special +ptags:S:add -> EPERM");
+	expect(aw(a, 0, "+ptags:others\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover special +ptags:others -> EPERM");
+	expect(aw(a, 0, "+@ptags:add\n"), EPERM,
+	       "SPEC §5.1: ptags:add does not cover keep on ptags:add -> EPERM");
+	expect(aw(a, 0, "+@S:*\n"), 0,
+	       "SPEC §5.1: ptags:add: +@S:* sets keep on S:camera");
+	ok(tags_are(a->pid, "@S:camera\n@X\n@Y\nptags:add\n"),
+	   "SPEC §5.1: ptags:add: resulting tags");
+	expect(aw(a, b->pid, "+X\n"), EPERM,
+	       "SPEC §5.3: ptags:add alone: +X on a sibling -> EPERM");
+	ok(tags_are(b->pid, ""), "SPEC §5.3: sibling unchanged");
+	agent_end(a);
+	agent_end(b);
+}
+
+static void test_global_sub(void)
+{
+	struct agent *a = unpriv("+ptags:sub\n");
+
+	root_write(a->pid, "+X\n+@Y\n+Z\n!Z=v\n+@W\n");
+	expect(aw(a, 0, "+N\n"), EPERM, "SPEC §5.1: ptags:sub: +N -> EPERM");
+	expect(aw(a, 0, "-X\n"), 0, "SPEC §5.1: ptags:sub: -X");
+	expect(aw(a, 0, "-@Y\n"), 0,
+	       "SPEC §5.1: ptags:sub covers clearing keep (-@Y)");
+	ok(tags_are(a->pid, "@W\nY\nZ=v\nptags:sub\n"),
+	   "SPEC §5.1: -@Y cleared the keep flag only");
+	expect(aw(a, 0, "-Y\n"), 0, "SPEC §5.1: ptags:sub: -Y");
+	expect(aw(a, 0, "-W\n"), 0,
+	       "SPEC §5.1/§6: ptags:sub: -W removes a kept tag");
+	expect(aw(a, 0, "!Z=w\n"), EPERM,
+	       "SPEC §5.1: ptags:sub does not cover !Z=w -> EPERM");
+	expect(aw(a, 0, "!Z\n"), EPERM,
+	       "SPEC §5.1: ptags:sub does not cover removing a value -> EPERM");
+	expect(aw(a, 0, "-ptags:sub\n"), EPERM,
+	       "SPEC §5.1: ptags:sub does not cover removing special ptags:sub -> EPERM");
+	ok(tags_are(a->pid, "Z=v\nptags:sub\n"),
+	   "SPEC §5.1: ptags:sub: resulting tags");
+	agent_end(a);
+}
+
+static void test_global_set(void)
+{
+	struct agent *a = unpriv("+ptags:set\n");
+
+	root_write(a->pid, "+X\n+Y\n!Y=old\n");
+	expect(aw(a, 0, "!X=v\n"), 0, "SPEC §5.1: ptags:set: !X=v");
+	expect(aw(a, 0, "!Y=new\n"), 0, "SPEC §5.1: ptags:set: !Y=new");
+	ok(tags_are(a->pid, "X=v\nY=new\nptags:set\n"),
+	   "SPEC §5.1: ptags:set: values set");
+	expect(aw(a, 0, "!Y=\n"), 0,
+	       "SPEC §5.1: ptags:set covers removing a value (!Y=)");
+	expect(aw(a, 0, "!X\n"), 0,
+	       "SPEC §5.1: ptags:set covers removing a value (!X)");
+	ok(tags_are(a->pid, "X\nY\nptags:set\n"),
+	   "SPEC §5.1: ptags:set: values removed");
+	expect(aw(a, 0, "!missing=1\n"), ENOENT,
+	       "SPEC §6: ptags:set: !missing=1 -> ENOENT");
+	expect(aw(a, 0, "+N\n"), EPERM, "SPEC §5.1: ptags:set: +N -> EPERM");
+	expect(aw(a, 0, "-X\n"), EPERM, "SPEC §5.1: ptags:set: -X -> EPERM");
+	expect(aw(a, 0, "+@X\n"), EPERM,
+	       "SPEC §5.1: ptags:set does not cover keep (+@X) -> EPERM");
+	expect(aw(a, 0, "!ptags:set=1\n"), EPERM,
+	       "SPEC §5.1: ptags:set does not cover special tags -> EPERM");
+	agent_end(a);
+}
+
+static void test_prefix(void)
+{
+	struct agent *a = unpriv("+ptags:S:add\n");
+	struct agent *b = unpriv("+ptags:a:b:add\n");
+	struct agent *c = unpriv("+ptags:S:sub\n");
+	struct agent *d = unpriv("+ptags:S:set\n");
+
+	expect(aw(a, 0, "+S\n"), 0, "SPEC §5.1: ptags:S:add: +S");
+	expect(aw(a, 0, "+S:camera\n"), 0, "SPEC §5.1: ptags:S:add: +S:camera");
+	expect(aw(a, 0, "+S:a:b\n"), 0, "SPEC §5.1: ptags:S:add: +S:a:b");
+	expect(aw(a, 0, "+SX\n"), EPERM, "SPEC §5.1: ptags:S:add: +SX -> EPERM");
+	expect(aw(a, 0, "+S2\n"), EPERM, "SPEC §5.1: ptags:S:add: +S2 -> EPERM");
+	expect(aw(a, 0, "+T:x\n"), EPERM,
+	       "SPEC §5.1: ptags:S:add: +T:x -> EPERM");
+	expect(aw(a, 0, "+X\n"), EPERM, "SPEC §5.1: ptags:S:add: +X -> EPERM");
+	expect(aw(a, 0, "+ptags:S:sub\n"), EPERM,
+	       "SPEC §5.1: ptags:S:add: +ptags:S:sub -> EPERM");
+	expect(aw(a, 0, "+@S:camera\n"), 0,
+	       "SPEC §5.1: ptags:S:add: +@S:camera sets keep");
+	expect(aw(a, 0, "-S:camera\n"), EPERM,
+	       "SPEC §5.1: ptags:S:add: -S:camera -> EPERM");
+	expect(aw(a, 0, "+S:new\n+SX\n"), EPERM,
+	       "SPEC §3.4/§5.1: +S:new then +SX in one write -> EPERM");
+	ok(tags_are(a->pid, "S\nS:a:b\n@S:camera\nptags:S:add\n"),
+	   "SPEC §5.1: ptags:S:add: resulting tags (failed write changed nothing)");
+
+	expect(aw(b, 0, "+a:b\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b");
+	expect(aw(b, 0, "+a:b:c\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b:c");
+	expect(aw(b, 0, "+a:b:c:d\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b:c:d");
+	expect(aw(b, 0, "+a:bc\n"), EPERM,
+	       "SPEC §5.1: ptags:a:b:add: +a:bc -> EPERM");
+	expect(aw(b, 0, "+a\n"), EPERM, "SPEC §5.1: ptags:a:b:add: +a -> EPERM");
+	expect(aw(b, 0, "+a:c\n"), EPERM,
+	       "SPEC §5.1: ptags:a:b:add: +a:c -> EPERM");
+	expect(aw(b, 0, "+b\n"), EPERM, "SPEC §5.1: ptags:a:b:add: +b -> EPERM");
+
+	root_write(c->pid, "+S\n+S:a\n+T:a\n+@S:k\n+SX\n");
+	expect(aw(c, 0, "-S:a\n"), 0, "SPEC §5.1: ptags:S:sub: -S:a");
+	expect(aw(c, 0, "-T:a\n"), EPERM, "SPEC §5.1: ptags:S:sub: -T:a -> EPERM");
+	expect(aw(c, 0, "-SX\n"), EPERM, "SPEC §5.1: ptags:S:sub: -SX -> EPERM");
+	expect(aw(c, 0, "-@S:k\n"), 0,
+	       "SPEC §5.1: ptags:S:sub: -@S:k clears keep");
+	expect(aw(c, 0, "-S\n"), 0, "SPEC §5.1: ptags:S:sub: -S");
+	expect(aw(c, 0, "+S:z\n"), EPERM,
+	       "SPEC §5.1: ptags:S:sub: +S:z -> EPERM");
+	ok(tags_are(c->pid, "S:k\nSX\nT:a\nptags:S:sub\n"),
+	   "SPEC §5.1: ptags:S:sub: resulting tags");
+
+	root_write(d->pid, "+S:a\n+T:a\n");
+	expect(aw(d, 0, "!S:a=1\n"), 0, "SPEC §5.1: ptags:S:set: !S:a=1");
+	expect(aw(d, 0, "!T:a=1\n"), EPERM,
+	       "SPEC §5.1: ptags:S:set: !T:a=1 -> EPERM");
+	ok(tags_are(d->pid, "S:a=1\nT:a\nptags:S:set\n"),
+	   "SPEC §5.1: ptags:S:set: value set");
+	expect(aw(d, 0, "!S:a\n"), 0, "SPEC §5.1: ptags:S:set: !S:a removes value");
+	ok(tags_are(d->pid, "S:a\nT:a\nptags:S:set\n"),
+	   "SPEC §5.1: ptags:S:set: value removed");
+	agent_end(a);
+	agent_end(b);
+	agent_end(c);
+	agent_end(d);
+}
+
+static void test_special(void)
+{
+	struct agent *a = unpriv("+ptags:ptags:add\n");
+	struct agent *b = unpriv("+ptags:ptags:add\n");
+	struct agent *c = unpriv("+ptags:add\n+ptags:sub\n");
+
+	expect(aw(a, 0, "+X\n"), EPERM,
+	       "SPEC §5.1: ptags:ptags:add does not cover +X -> EPERM");
+	expect(aw(a, 0, "+ptags:S:add\n"), 0,
+	       "SPEC §5.1: ptags:ptags:add: +ptags:S:add on itself");
+	expect(aw(a, 0, "+S:x\n"), 0,
+	       "SPEC §5.1: the self-granted ptags:S:add works in a later write");
+	expect(aw(a, 0, "+@ptags:S:add\n"), 0,
+	       "SPEC §5.1: ptags:ptags:add: +@ptags:S:add sets keep");
+	expect(aw(a, 0, "-ptags:S:add\n"), EPERM,
+	       "SPEC §5.1: ptags:ptags:add does not cover -ptags:S:add -> EPERM");
+	ok(tags_are(a->pid, "S:x\n@ptags:S:add\nptags:ptags:add\n"),
+	   "SPEC §5.1: ptags:ptags:add: resulting tags");
+
+	expect(aw(b, 0, "+ptags:add\n+X\n"), EPERM,
+	       "SPEC §3.4: a permission added by a line grants nothing to later lines -> EPERM");
+	ok(tags_are(b->pid, "ptags:ptags:add\n"),
+	   "SPEC §3.4: that failed write changed nothing");
+
+	expect(aw(c, 0, "-ptags:add\n"), EPERM,
+	       "SPEC §5.1: ptags:sub does not cover -ptags:add -> EPERM");
+	expect(aw(c, 0, "-ptags:*\n"), 0,
+	       "SPEC §4.3: ptags:sub: -ptags:* skips the special tags -> success");
+	ok(tags_are(c->pid, "ptags:add\nptags:sub\n"),
+	   "SPEC §4.3: -ptags:* removed nothing");
+	root_write(c->pid, "+ptags:ptags:sub\n");
+	expect(aw(c, 0, "-ptags:add\n"), 0,
+	       "SPEC §5.1: ptags:ptags:sub: -ptags:add on itself");
+	ok(tags_are(c->pid, "ptags:ptags:sub\nptags:sub\n"),
+	   "SPEC §5.1: ptags:ptags:sub: ptags:add removed");
+	agent_end(a);
+	agent_end(b);
+	agent_end(c);
+}
+
+static void test_patterns(void)
+{
+	struct agent *a = unpriv("+ptags:S:a:sub\n");
+	struct agent *b = unpriv("+ptags:S:a:add\n");
+
+	root_write(a->pid, "+S:a\n+S:a:x\n+S:ab\n+S:b\n+T\n");
+	expect(aw(a, 0, "-S:*\n-S:b\n"), EPERM,
+	       "SPEC §3.4/§4.3: -S:* then exact -S:b (not allowed) -> EPERM");
+	ok(tags_are(a->pid, "S:a\nS:a:x\nS:ab\nS:b\nT\nptags:S:a:sub\n"),
+	   "SPEC §3.4: that failed write removed nothing");
+	expect(aw(a, 0, "-S:*\n"), 0,
+	       "SPEC §4.3: ptags:S:a:sub: -S:* skips disallowed tags -> success");
+	ok(tags_are(a->pid, "S:ab\nS:b\nT\nptags:S:a:sub\n"),
+	   "SPEC §4.3: -S:* removed only S:a and S:a:x");
+	expect(aw(a, 0, "-S:b\n"), EPERM,
+	       "SPEC §4.3: exact disallowed name -S:b -> EPERM");
+	expect(aw(a, 0, "-S:ab\n"), EPERM,
+	       "SPEC §4.3: exact disallowed name -S:ab -> EPERM");
+	root_write(a->pid, "+S:a\n+S:a:y\n+@S:a:k\n+@S:b:k\n");
+	expect(aw(a, 0, "-@S:*\n"), 0,
+	       "SPEC §4.3: -@S:* clears keep only where allowed -> success");
+	ok(tags_are(a->pid, "S:a\nS:a:k\nS:a:y\nS:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
+	   "SPEC §4.3: -@S:* cleared keep of S:a:k only");
+	expect(aw(a, 0, "-\n"), 0,
+	       "SPEC §3.4/§4.3: '-' (every tag) skips disallowed tags -> success");
+	ok(tags_are(a->pid, "S:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
+	   "SPEC §4.3: '-' removed only S:a, S:a:k, S:a:y");
+
+	root_write(b->pid, "+S:a\n+S:b\n+S:a:q\n");
+	expect(aw(b, 0, "+@S:*\n"), 0,
+	       "SPEC §4.3: ptags:S:a:add: +@S:* -> success");
+	ok(tags_are(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
+	   "SPEC §4.3: +@S:* set keep on S:a and S:a:q only");
+	expect(aw(b, 0, "+@S:b\n"), EPERM,
+	       "SPEC §4.3: exact +@S:b not allowed -> EPERM");
+	expect(aw(b, 0, "+@\n"), 0,
+	       "SPEC §3.4/§4.3: ptags:S:a:add: '+@' (keep on every tag) skips disallowed tags -> success");
+	ok(tags_are(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
+	   "SPEC §4.3: '+@' changed nothing it was not allowed to");
+	agent_end(a);
+	agent_end(b);
+}
+
+/* ----------------------------------------------------------------- §5.3 */
+
+static void test_others(void)
+{
+	struct agent *v = unpriv(""), *v2 = unpriv(""), *v3 = unpriv("");
+	struct agent *b1 = unpriv("+ptags:S:add\n");
+	struct agent *b2 = unpriv("+ptags:S:add\n+ptags:S:others\n");
+	struct agent *b3 = unpriv("+ptags:others\n+ptags:add\n");
+	struct agent *b4 = unpriv("+ptags:S:others\n+ptags:add\n");
+	struct agent *b5 = unpriv("+ptags:others\n");
+	struct agent *b6 = unpriv("+ptags:S:sub\n+ptags:S:others\n");
+	struct agent *b7 = unpriv("+ptags:S:set\n+ptags:S:others\n");
+	struct agent *b8 = unpriv("+ptags:S:a:sub\n+ptags:others\n");
+	struct agent *b9 = unpriv("+ptags:ptags:add\n+ptags:ptags:others\n");
+	struct agent *b10 = unpriv("+ptags:ptags:add\n");
+	struct agent *b11 = unpriv("+ptags:others\n+ptags:ptags:add\n");
+	struct agent *b12 = unpriv("+ptags:ptags:others\n+ptags:add\n");
+	struct agent *b13 = unpriv("+ptags:S:a:others\n+ptags:S:add\n");
+	struct agent *b14 = unpriv("+ptags:S:others\n+ptags:S:a:add\n");
+	pid_t vp = v->pid, kid;
+
+	expect(aw(b1, vp, "+S:x\n"), EPERM,
+	       "SPEC §5.3: ptags:S:add alone: +S:x on a sibling -> EPERM");
+	expect(aw(b1, 0, "+S:x\n"), 0,
+	       "SPEC §5.2: ptags:S:add alone: +S:x on itself works");
+	expect(aw(b2, vp, "+S:x\n"), 0,
+	       "SPEC §5.3: ptags:S:add + ptags:S:others: +S:x on a sibling");
+	expect(aw(b2, vp, "+S\n"), 0,
+	       "SPEC §5.3: ptags:S:add + ptags:S:others: +S on a sibling");
+	expect(aw(b2, vp, "+T:x\n"), EPERM,
+	       "SPEC §5.3: ptags:S:add + ptags:S:others: +T:x on a sibling -> EPERM");
+	expect(aw(b2, vp, "+ptags:S:add\n"), EPERM,
+	       "SPEC §5.3: ptags:S:add + ptags:S:others: +ptags:S:add on a sibling -> EPERM");
+	expect(aw(b2, vp, "-S\n"), EPERM,
+	       "SPEC §5.3: ptags:S:add + ptags:S:others: -S on a sibling -> EPERM");
+	expect(aw(b3, vp, "+X\n"), 0,
+	       "SPEC §5.3: ptags:others + ptags:add: +X on a sibling");
+	expect(aw(b3, vp, "+S:y\n"), 0,
+	       "SPEC §5.3: ptags:others + ptags:add: +S:y on a sibling");
+	expect(aw(b3, vp, "+ptags:add\n"), EPERM,
+	       "SPEC §5.3: ptags:others + ptags:add: +ptags:add (special) on a sibling -> EPERM");
+	expect(aw(b3, vp, "-X\n"), EPERM,
+	       "SPEC §5.3: ptags:others + ptags:add: -X on a sibling -> EPERM");
+	expect(aw(b4, vp, "+S:z\n"), 0,
+	       "SPEC §5.3: ptags:S:others + ptags:add: +S:z on a sibling");
+	expect(aw(b4, vp, "+Y\n"), EPERM,
+	       "SPEC §5.3: ptags:S:others + ptags:add: +Y on a sibling -> EPERM");
+	expect(aw(b4, vp, "+SX\n"), EPERM,
+	       "SPEC §5.3: ptags:S:others + ptags:add: +SX on a sibling -> EPERM");
+	expect(aw(b5, vp, "+Y\n"), EPERM,
+	       "SPEC §5.3: ptags:others alone: +Y on a sibling -> EPERM");
+	expect(aw(b5, 0, "+Y\n"), EPERM,
+	       "SPEC §5.2: ptags:others alone: +Y on itself -> EPERM");
+	expect(aw(b6, vp, "-S:x\n"), 0,
+	       "SPEC §5.3: ptags:S:sub + ptags:S:others: -S:x on a sibling");
+	expect(aw(b6, vp, "-X\n"), EPERM,
+	       "SPEC §5.3: ptags:S:sub + ptags:S:others: -X on a sibling -> EPERM");
+	expect(aw(b7, vp, "!S:y=1\n"), 0,
+	       "SPEC §5.3: ptags:S:set + ptags:S:others: !S:y=1 on a sibling");
+	expect(aw(b7, vp, "!X=1\n"), EPERM,
+	       "SPEC §5.3: ptags:S:set + ptags:S:others: !X=1 on a sibling -> EPERM");
+	expect(aw(b13, vp, "+S:a:x\n"), 0,
+	       "SPEC §5.3: ptags:S:a:others + ptags:S:add: +S:a:x on a sibling");
+	expect(aw(b13, vp, "+S:b\n"), EPERM,
+	       "SPEC §5.3: ptags:S:a:others + ptags:S:add: +S:b on a sibling -> EPERM");
+	expect(aw(b14, vp, "+S:a:y\n"), 0,
+	       "SPEC §5.3: ptags:S:others + ptags:S:a:add: +S:a:y on a sibling");
+	expect(aw(b14, vp, "+S:c\n"), EPERM,
+	       "SPEC §5.3: ptags:S:others + ptags:S:a:add: +S:c on a sibling -> EPERM");
+	ok(tags_are(vp, "S\nS:a:x\nS:a:y\nS:y=1\nS:z\nX\n"),
+	   "SPEC §5.3: sibling's resulting tags");
+
+	root_write(v2->pid, "+S:a\n+S:a:q\n+S:b\n");
+	expect(aw(b8, v2->pid, "-S:*\n"), 0,
+	       "SPEC §4.3/§5.3: ptags:S:a:sub + ptags:others: -S:* on a sibling -> success");
+	ok(tags_are(v2->pid, "S:b\n"),
+	   "SPEC §4.3/§5.3: -S:* on a sibling removed only S:a, S:a:q");
+	expect(aw(b8, v2->pid, "-S:b\n"), EPERM,
+	       "SPEC §4.3/§5.3: exact -S:b on a sibling -> EPERM");
+
+	expect(aw(b10, v3->pid, "+ptags:S:add\n"), EPERM,
+	       "SPEC §5.3: ptags:ptags:add alone: +ptags:S:add on a sibling -> EPERM");
+	expect(aw(b11, v3->pid, "+ptags:T:add\n"), EPERM,
+	       "SPEC §5.3: ptags:others does not extend ptags:ptags:add -> EPERM");
+	expect(aw(b12, v3->pid, "+ptags:T:add\n"), EPERM,
+	       "SPEC §5.3: ptags:ptags:others + ptags:add: +ptags:T:add -> EPERM");
+	expect(aw(b12, v3->pid, "+X\n"), EPERM,
+	       "SPEC §5.3: ptags:ptags:others + ptags:add: +X on a sibling -> EPERM");
+	expect(aw(b9, v3->pid, "+ptags:S:add\n"), 0,
+	       "SPEC §5.1/§5.3: ptags:ptags:add + ptags:ptags:others: +ptags:S:add on a sibling");
+	expect(aw(b9, v3->pid, "+S:q\n"), EPERM,
+	       "SPEC §5.3: ptags:ptags:add + ptags:ptags:others: +S:q on a sibling -> EPERM");
+	expect(aw(v3, 0, "+S:v\n"), 0,
+	       "SPEC §5.2: the sibling uses the granted ptags:S:add on itself");
+	ok(tags_are(v3->pid, "S:v\nptags:S:add\n"),
+	   "SPEC §5.3: granted sibling's resulting tags");
+
+	/* Children of the actor are "other" processes too. */
+	kid = acmd(b1, OP_SPAWN, 0, NULL);
+	ok(kid > 0, "setup: ptags:S:add agent spawned a child");
+	if (kid > 0) {
+		ok(tags_are(kid, "S:x\nptags:S:add\n"),
+		   "SPEC §9: the child inherited its parent's tags");
+		expect(aw(b1, kid, "+S:c\n"), EPERM,
+		       "SPEC §5.3: ptags:S:add alone: +S:c on its own child -> EPERM");
+		acmd(b1, OP_REAP, 0, NULL);
+	}
+	kid = acmd(b2, OP_SPAWN, 0, NULL);
+	ok(kid > 0, "setup: ptags:S:add+others agent spawned a child");
+	if (kid > 0) {
+		expect(aw(b2, kid, "+S:c\n"), 0,
+		       "SPEC §5.3: ptags:S:add + ptags:S:others: +S:c on its own child");
+		ok(tags_are(kid, "S:c\nptags:S:add\nptags:S:others\n"),
+		   "SPEC §5.3: the child got S:c");
+		expect(aw(b2, kid, "+T:c\n"), EPERM,
+		       "SPEC §5.3: ptags:S:add + ptags:S:others: +T:c on its own child -> EPERM");
+		acmd(b2, OP_REAP, 0, NULL);
+	}
+
+	agent_end(v);
+	agent_end(v2);
+	agent_end(v3);
+	agent_end(b1);
+	agent_end(b2);
+	agent_end(b3);
+	agent_end(b4);
+	agent_end(b5);
+	agent_end(b6);
+	agent_end(b7);
+	agent_end(b8);
+	agent_end(b9);
+	agent_end(b10);
+	agent_end(b11);
+	agent_end(b12);
+	agent_end(b13);
+	agent_end(b14);
+}
+
+/* ------------------------------------------------------------ §5.4, §10 */
+
+static int root_self_writes(void *arg)
+{
+	(void)arg;
+	if (has_cap(CAP_MAC_ADMIN) != 1)
+		return 10;
+	if (pt_write(0, "+X\n+@ptags:zz:add\n!X=1\n"))
+		return 11;
+	if (!pt_is(0, "X=1\n@ptags:zz:add\n"))
+		return 12;
+	if (pt_write(0, "-@\n-\n"))
+		return 13;
+	if (!pt_is(0, ""))
+		return 14;
+	return 0;
+}
+
+static void test_privilege(void)
+{
+	struct agent *v = unpriv(""), *r, *u;
+	int rc;
+
+	expect(pt_write(v->pid, "+R\n+@ptags:add\n!R=1\n"), 0,
+	       "SPEC §5.4: root with CAP_MAC_ADMIN adds plain and special tags to another");
+	ok(tags_are(v->pid, "R=1\n@ptags:add\n"), "SPEC §5.4: root's change is there");
+	expect(pt_write(v->pid, "-@\n-\n"), 0,
+	       "SPEC §5.4: root with CAP_MAC_ADMIN removes them");
+	ok(tags_are(v->pid, ""), "SPEC §5.4: root's removal is there");
+	expect(run_child(root_self_writes, NULL), 0,
+	       "SPEC §5.4: root with CAP_MAC_ADMIN changes its own tags freely");
+
+	/* uid 0 without CAP_MAC_ADMIN */
+	r = agent_new();
+	expect(acmd(r, OP_DROPMAC, 0, NULL), 0,
+	       "setup: uid 0 agent dropped only CAP_MAC_ADMIN (bounding, effective, permitted)");
+	expect(aw(r, 0, "+X\n"), EPERM,
+	       "SPEC §5.4: uid 0 without CAP_MAC_ADMIN: +X on itself -> EPERM");
+	expect(aw(r, v->pid, "+X\n"), EPERM,
+	       "SPEC §5.4: uid 0 without CAP_MAC_ADMIN: +X on another -> EPERM");
+	root_write(v->pid, "+Y\n");
+	expect(aw(r, v->pid, "-Y\n"), EPERM,
+	       "SPEC §5.4: uid 0 without CAP_MAC_ADMIN: -Y on another -> EPERM");
+	expect(aw(r, 0, "+ptags:add\n"), EPERM,
+	       "SPEC §5.4: uid 0 without CAP_MAC_ADMIN: +ptags:add on itself -> EPERM");
+	root_write(r->pid, "+ptags:add\n");
+	expect(aw(r, 0, "+X\n"), 0,
+	       "SPEC §5.2: uid 0 without CAP_MAC_ADMIN but holding ptags:add: +X on itself");
+	ok(tags_are(r->pid, "X\nptags:add\n"), "SPEC §5.2: resulting tags");
+
+	/* root of a new user namespace, its "manager" being this test */
+	u = agent_new();
+	root_write(u->pid, "+@MGR:CONTAINER_ID\n!MGR:CONTAINER_ID=abc\n+MGR:plain\n");
+	expect(acmd(u, OP_DROP, 65534, NULL), 0,
+	       "setup: container agent drop_privileges(65534) returned 0");
+	rc = acmd(u, OP_USERNS, 0, NULL);
+	ok(rc == 0,
+	   "setup: unprivileged agent is uid 0 with CAP_MAC_ADMIN in a new user namespace (step code %d)",
+	   rc);
+	expect(aw(u, 0, "+X\n"), EPERM,
+	       "SPEC §5.4/§10: user-namespace root: +X on itself -> EPERM");
+	expect(aw(u, 0, "-MGR:CONTAINER_ID\n"), EPERM,
+	       "SPEC §10: user-namespace root cannot remove its manager's tag -> EPERM");
+	expect(aw(u, 0, "-MGR:plain\n"), EPERM,
+	       "SPEC §10: user-namespace root cannot remove its manager's non-kept tag -> EPERM");
+	expect(aw(u, 0, "-@MGR:CONTAINER_ID\n"), EPERM,
+	       "SPEC §10: user-namespace root cannot clear the keep flag -> EPERM");
+	expect(aw(u, 0, "!MGR:CONTAINER_ID=evil\n"), EPERM,
+	       "SPEC §10: user-namespace root cannot change the value -> EPERM");
+	expect(aw(u, 0, "+ptags:ptags:add\n"), EPERM,
+	       "SPEC §5.4: user-namespace root cannot grant itself rights -> EPERM");
+	expect(aw(u, 0, "-MGR:*\n"), 0,
+	       "SPEC §4.3/§10: user-namespace root: -MGR:* skips everything -> success");
+	expect(aw(u, v->pid, "+X\n"), EPERM,
+	       "SPEC §5.4: user-namespace root: +X on another -> EPERM");
+	expect(aw(u, v->pid, "-Y\n"), EPERM,
+	       "SPEC §5.4: user-namespace root: -Y on another -> EPERM");
+	ok(tags_are(u->pid, "@MGR:CONTAINER_ID=abc\nMGR:plain\n"),
+	   "SPEC §10: the manager's tags are intact");
+	ok(tags_are(v->pid, "Y\n"), "SPEC §5.4: the other process is intact");
+	agent_end(v);
+	agent_end(r);
+	agent_end(u);
+}
+
+int main(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	alarm(600);
+	if (access(PT_ROOT "/self", F_OK))
+		die("no " PT_ROOT);
+	if (!pt_is(0, ""))
+		die("the test process is tagged");
+	test_default();
+	test_global_add();
+	test_global_sub();
+	test_global_set();
+	test_prefix();
+	test_special();
+	test_patterns();
+	test_others();
+	test_privilege();
+	return tap_done();
+}
