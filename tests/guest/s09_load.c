@@ -1,0 +1,331 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SPEC §9 module rows and §3.1: the module cannot be removed while any
+ * ptags instance is mounted; once every instance is unmounted it can, and
+ * every tag set is released (the counters vanish with /sys/module/ptags);
+ * loading it again mounts /proc/ptags with no other step and every
+ * existing process, including one tagged before, starts untagged.
+ *
+ * Leaves the module loaded and /proc/ptags mounted.
+ */
+#define _GNU_SOURCE
+#include <grp.h>
+#include "guest.h"
+
+#include <dirent.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+
+#define MNT2 "/tmp/s09_ptags2"
+
+static int unload(void)
+{
+	return syscall(SYS_delete_module, "ptags", O_NONBLOCK) ? errno : 0;
+}
+
+static int load(void)
+{
+	int fd = open("/ptags.ko", O_RDONLY | O_CLOEXEC), err = 0;
+
+	if (fd < 0)
+		return errno;
+	if (syscall(SYS_finit_module, fd, "", 0))
+		err = errno;
+	close(fd);
+	return err;
+}
+
+static bool exists(const char *path)
+{
+	struct stat sb;
+
+	return stat(path, &sb) == 0;
+}
+
+static bool busy(int err)
+{
+	return err == EBUSY || err == EAGAIN || err == EWOULDBLOCK;
+}
+
+/* Is a file system of type "ptags" mounted on @dir (per mountinfo)? */
+static bool mounted_ptags(const char *dir)
+{
+	char line[1024], mp[512], *dash, fstype[64];
+	bool found = false;
+	FILE *f = fopen("/proc/self/mountinfo", "r");
+
+	if (!f)
+		die("mountinfo");
+	while (fgets(line, sizeof(line), f)) {
+		/* id parent maj:min root mountpoint ... - fstype source opts */
+		if (sscanf(line, "%*d %*d %*s %*s %511s", mp) != 1)
+			continue;
+		dash = strstr(line, " - ");
+		if (!dash || sscanf(dash + 3, "%63s", fstype) != 1)
+			continue;
+		if (!strcmp(mp, dir) && !strcmp(fstype, "ptags"))
+			found = true;
+	}
+	fclose(f);
+	return found;
+}
+
+static bool fs_registered(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	if (!f)
+		die("/proc/filesystems");
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "\tptags\n"))
+			found = true;
+	fclose(f);
+	return found;
+}
+
+/* Entries of a ptags directory other than ".", "..", "self". */
+static int other_entries(const char *dir)
+{
+	struct dirent *d;
+	int n = 0;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		if (strcmp(d->d_name, ".") && strcmp(d->d_name, "..") &&
+		    strcmp(d->d_name, "self")) {
+			diag("%s lists %s", dir, d->d_name);
+			n++;
+		}
+	closedir(dp);
+	return n;
+}
+
+/* Sets are freed after an RCU grace period: poll up to 5 s. */
+static bool counters_are(long tagged, long live)
+{
+	long l = 0, t = 0, b = 0;
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		l = pt_stat("live_sets");
+		t = pt_stat("tagged_processes");
+		b = pt_stat("bytes");
+		if (l == live && t == tagged && (live || b == 0))
+			return true;
+		usleep(20000);
+	}
+	diag("live_sets %ld tagged_processes %ld bytes %ld", l, t, b);
+	return false;
+}
+
+static bool counters_zero(void)
+{
+	long l, t, b;
+
+	if (counters_are(0, 0))
+		return true;
+	l = pt_stat("live_sets");
+	t = pt_stat("tagged_processes");
+	b = pt_stat("bytes");
+	diag("live_sets %ld tagged_processes %ld bytes %ld", l, t, b);
+	return false;
+}
+
+/* Make sure we leave the module loaded and mounted, whatever happened. */
+static void restore(void)
+{
+	if (!exists("/sys/module/ptags")) {
+		int err = load();
+
+		if (err)
+			die("cannot reload ptags: %s", strerror(err));
+	}
+	umount2(MNT2, MNT_DETACH);
+	if (!mounted_ptags("/proc/ptags")) {
+		mkdir("/proc/ptags", 0555);
+		if (mount("ptags", "/proc/ptags", "ptags", 0, NULL))
+			die("cannot remount /proc/ptags");
+	}
+}
+
+/* A child that blocks until its pipe closes, then exits @code. */
+static pid_t sleeper(int *wfd)
+{
+	int p[2];
+	char c;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe");
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		close(p[1]);
+		if (read(p[0], &c, 1) < 0)
+			_exit(3);
+		/* after the reload: we start untagged and a fork still works */
+		if (!pt_is(0, ""))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[0]);
+	*wfd = p[1];
+	return pid;
+}
+
+static int wait_status(pid_t pid)
+{
+	int st;
+
+	if (waitpid(pid, &st, 0) != pid)
+		die("waitpid");
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+int main(void)
+{
+	int w1, w2, err, fd, st;
+	pid_t c1, c2, p;
+	char buf[256];
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!mounted_ptags("/proc/ptags"))
+		die("/proc/ptags is not mounted at start");
+
+	if (!counters_zero())
+		diag("warning: counters not 0 at the start");
+	/* Tagged processes alive across the unload. */
+	c1 = sleeper(&w1);
+	c2 = sleeper(&w2);
+	if (pt_write(c1, "+@a\n!a=xyz\n+@k\n") || pt_write(c2, "+b\n") ||
+	    pt_write(0, "+me\n"))
+		die("tagging");
+	ok(counters_are(3, 3), "setup: three tagged processes");
+	/* a non-default parameter, to see the reload start from defaults */
+	ok(pt_set_param("max_tags", 7) == 0 && pt_param("max_tags") == 7, "setup: max_tags set to 7");
+
+	err = unload();
+	ok(busy(err), "SPEC §3.1: delete_module fails while /proc/ptags is mounted (EBUSY/EAGAIN, got %s)", strerror(err));
+	if (!err) {
+		restore();
+		goto out;
+	}
+	ok(exists("/sys/module/ptags") && pt_is(c1, "@a=xyz\n@k\n"),
+	   "SPEC §3.1: the refused removal leaves the module and the tags in place");
+
+	/* A second instance. */
+	mkdir(MNT2, 0755);
+	err = mount("ptags", MNT2, "ptags", 0, NULL) ? errno : 0;
+	ok(err == 0, "SPEC §3.1: mount -t ptags mounts a second instance (%s)", strerror(err));
+	snprintf(buf, sizeof(buf), MNT2 "/%d", (int)c1);
+	fd = open(buf, O_RDONLY);
+	ok(fd >= 0, "SPEC §3.1: the second instance serves the tagged process");
+	if (fd >= 0)
+		close(fd);
+
+	err = umount2("/proc/ptags", 0) ? errno : 0;
+	ok(err == 0, "SPEC §3.1: umount /proc/ptags (%s)", strerror(err));
+	err = unload();
+	ok(busy(err), "SPEC §3.1: delete_module still fails while a second instance is mounted (got %s)", strerror(err));
+	ok(exists("/sys/module/ptags"), "SPEC §3.1: the module is still loaded");
+	err = umount2(MNT2, 0) ? errno : 0;
+	ok(err == 0, "SPEC §3.1: umount the second instance (%s)", strerror(err));
+
+	ok(pt_stat("tagged_processes") == 3, "SPEC §9: unmounting alone releases no tag (tagged_processes %ld)",
+	   pt_stat("tagged_processes"));
+
+	err = unload();
+	ok(err == 0, "SPEC §3.1: once every instance is unmounted delete_module succeeds (%s)", strerror(err));
+	if (err) {
+		restore();
+		goto out;
+	}
+	ok(!exists("/sys/module/ptags") && pt_stat("live_sets") == -1,
+	   "SPEC §9: module removed: its counters vanish with /sys/module/ptags");
+	ok(!fs_registered(), "SPEC §3.1: the ptags file system type is unregistered");
+	snprintf(buf, sizeof(buf), "/proc/ptags/%d", (int)c1);
+	ok(!exists(buf), "SPEC §9: no /proc/ptags entry while unloaded");
+
+	/* Processes keep working without the module. */
+	fflush(stdout);
+	p = fork();
+	if (p == 0) {
+		char *argv[] = { "true", NULL };
+
+		execv("/bin/true", argv);
+		_exit(127);
+	}
+	ok(p > 0 && wait_status(p) == 0, "SPEC §9: fork+exec of a formerly tagged process works while unloaded");
+
+	/* Reload: mounted with no other step. */
+	err = load();
+	ok(err == 0, "SPEC §3.1: finit_module(/ptags.ko) loads the module again (%s)", strerror(err));
+	if (err)
+		die("reload failed: %s", strerror(err));
+	ok(mounted_ptags("/proc/ptags"), "SPEC §3.1: after loading, /proc/ptags is mounted with no other step");
+	ok(exists("/proc/ptags/self"), "SPEC §3.1: /proc/ptags/self exists right after loading");
+	ok(pt_is(c1, "") && pt_is(c2, "") && pt_is(0, ""),
+	   "SPEC §9: module loaded: every existing process, including those tagged before, starts untagged");
+	ok(other_entries("/proc/ptags") == 0, "SPEC §9/§3.2: the fresh listing shows no tagged process");
+	ok(counters_zero(), "SPEC §8/§9: fresh counters live_sets, tagged_processes, bytes read 0");
+	ok(pt_param("max_tags") == 4000, "SPEC §8: the reloaded module starts from the default max_tags (got %ld)",
+	   pt_param("max_tags"));
+	ok(pt_write(c1, "+again\n") == 0 && pt_is(c1, "again\n") && counters_are(1, 1),
+	   "SPEC §9: the reloaded module tags processes again");
+	if (pt_write(c1, "-\n"))
+		die("untag");
+
+	/* The children see themselves untagged and exit normally. */
+	close(w1);
+	close(w2);
+	w1 = w2 = -1;
+	st = wait_status(c1);
+	ok(st == 0, "SPEC §9: a process tagged before the reload reads itself untagged (status %d)", st);
+	st = wait_status(c2);
+	ok(st == 0, "SPEC §9: the second one too (status %d)", st);
+
+	/* A lazily detached mount with an open file still pins the module. */
+	fd = open("/proc/ptags/self", O_RDONLY);
+	if (fd < 0)
+		die("open /proc/ptags/self");
+	err = umount2("/proc/ptags", MNT_DETACH) ? errno : 0;
+	ok(err == 0, "setup: lazy umount of /proc/ptags with a file open (%s)", strerror(err));
+	err = unload();
+	ok(busy(err), "SPEC §3.1: an open file of a detached instance keeps the module (got %s)", strerror(err));
+	ok(read(fd, buf, sizeof(buf)) >= 0, "SPEC §3.1: the open file still reads");
+	close(fd);
+	/* fput is deferred to the return to user space: done by now */
+	err = unload();
+	if (busy(err)) {
+		usleep(200000);
+		err = unload();
+	}
+	ok(err == 0, "SPEC §3.1: after the last file closes the module can be removed (%s)", strerror(err));
+	if (err == 0) {
+		err = load();
+		ok(err == 0 && mounted_ptags("/proc/ptags"), "SPEC §3.1: loaded and mounted again (%s)",
+		   strerror(err));
+	}
+out:
+	restore();
+	if (w1 >= 0) {
+		pt_write(c1, "-\n");
+		pt_write(c2, "-\n");
+		pt_write(0, "-\n");
+		close(w1);
+		close(w2);
+		wait_status(c1);
+		wait_status(c2);
+	}
+	ok(mounted_ptags("/proc/ptags") && exists("/sys/module/ptags"),
+	   "cleanup: module loaded and /proc/ptags mounted at the end");
+	ok(counters_zero(), "cleanup: no tagged process left");
+	rmdir(MNT2);
+	return tap_done();
+}
