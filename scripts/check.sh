@@ -1,0 +1,61 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make check": host unit tests, then the in-guest suite.  Each stage's
+# output is saved under $BUILD (default <repo>/build): unit.log, unit.tap,
+# guest.log, guest.tap.  The last line is exactly "N passed, M failed":
+# N and M count the "ok" / "not ok" lines of all TAP streams, plus one
+# failure for each stage that failed without saying "not ok" (a build error,
+# a crash).  Exits non-zero when anything failed.
+#
+# Environment: BUILD, and whatever scripts/guest-test.sh takes (KVER,
+# TESTS, TIMEOUT, TEST_TIMEOUT).
+
+set -uo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+BUILD=${BUILD:-$repo/build}
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+
+passed=0
+failed=0
+
+# count STAGE RC TAPFILE: add the stage's results to the totals.
+count() {
+	local stage=$1 rc=$2 tap=$3 ok notok
+
+	ok=$(grep -cE '^ok( |$)' "$tap")
+	notok=$(grep -cE '^not ok( |$)' "$tap")
+	passed=$((passed + ok))
+	failed=$((failed + notok))
+	if [ "$rc" != 0 ] && [ "$notok" = 0 ]; then
+		echo "check: $stage failed (exit $rc) without a \"not ok\"" >&2
+		failed=$((failed + 1))
+	fi
+	echo "check: $stage: $ok passed, $notok failed (exit $rc)" >&2
+}
+
+# Unit tests: the whole output is the TAP stream (make's chatter never
+# starts with "ok").
+if [ -f tests/unit/Makefile ]; then
+	rc=0
+	make --no-print-directory unit BUILD="$BUILD" 2>&1 |
+		tee "$BUILD/unit.log" || rc=$?
+	cp "$BUILD/unit.log" "$BUILD/unit.tap"
+	count unit "$rc" "$BUILD/unit.tap"
+else
+	echo "check: no tests/unit/Makefile: no unit tests" >&2
+	: >"$BUILD/unit.tap"
+fi
+
+# Guest suite: results.tap has the guest's TAP and the host-side checks.
+rc=0
+rm -f "$BUILD/guest/results.tap"
+BUILD="$BUILD/guest" scripts/guest-test.sh 2>&1 | tee "$BUILD/guest.log" || rc=$?
+cp "$BUILD/guest/results.tap" "$BUILD/guest.tap" 2>/dev/null || : >"$BUILD/guest.tap"
+count guest "$rc" "$BUILD/guest.tap"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]

@@ -1,0 +1,197 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Build ptags.ko and the in-guest tests, boot a Debian kernel in QEMU (TCG)
+# with them in an initramfs, and check the results.
+#
+#   scripts/guest-test.sh           run tests/guest/* (TAP on stdout)
+#   scripts/guest-test.sh --demo    run tests/qemu/demo.sh on the console
+#
+# Environment:
+#   KVER          kernel ABI (default: scripts/kernel.sh abi)
+#   BUILD         directory for everything this run writes (default
+#                 <repo>/build/guest); runs with different BUILDs can go on
+#                 at the same time
+#   TESTS         space-separated test names (tests/guest/NAME.c) to run;
+#                 default all
+#   TIMEOUT       seconds for the whole boot (default 1800)
+#   TEST_TIMEOUT  seconds for each test inside the guest (default 300)
+#   QEMU_EXTRA    extra QEMU arguments
+#   MODSRC, GUEST_TESTS  where Kbuild+module/+include/ and the test .c files
+#                 come from (default: this tree, tests/guest); for testing the
+#                 harness itself
+#
+# Output under $BUILD: module.log (kbuild output), console.log (ttyS0),
+# tap.out (raw TAP from the guest on ttyS1), results.tap (tap.out plus the
+# host-side checks below, as TAP).  Fails on a build warning, any "not ok",
+# a missing done marker (crash, hang, timeout) or a kernel problem in the
+# console log.
+
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cd "$repo"
+
+demo=0
+case ${1:-} in
+--demo)	demo=1 ;;
+"")	;;
+*)	echo "usage: $0 [--demo]" >&2; exit 2 ;;
+esac
+
+KVER=${KVER:-$(scripts/kernel.sh abi)}
+BUILD=${BUILD:-$repo/build/guest}
+TESTS=${TESTS:-}
+TIMEOUT=${TIMEOUT:-1800}
+TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+QEMU_EXTRA=${QEMU_EXTRA:-}
+MODSRC=${MODSRC:-$repo}
+GUEST_TESTS=${GUEST_TESTS:-tests/guest}
+
+DONE_MARKER='# ptags-guest: done'
+# Kernel log lines that fail a run, whatever the tests said.
+# ("stall" only in RCU's phrases: "install" is not a problem.)
+PROBLEMS='BUG:|WARNING:|Oops|Call Trace|general protection|soft lockup|hard LOCKUP|hung_task|blocked for more than|rcu: INFO|detected stall|stall on CPU|rcu.*stall|KASAN|UBSAN|kmemleak|Kernel panic|refcount_t|list_add corruption|BUG kmalloc'
+
+mkdir -p "$BUILD"
+BUILD=$(cd "$BUILD" && pwd)
+results=$BUILD/results.tap
+: >"$results"
+
+msg() { echo "guest-test: $*" >&2; }
+
+# Host-side check as a TAP line in results.tap (and on stdout).
+check() {
+	local cond=$1
+	shift
+	if [ "$cond" = 0 ]; then
+		echo "ok - $*" | tee -a "$results"
+	else
+		echo "not ok - $*" | tee -a "$results"
+	fi
+}
+
+# A setup stage failed: record it and stop.
+fatal() {
+	check 1 "$*"
+	msg "FAIL: $*"
+	exit 1
+}
+
+vmlinuz=$(scripts/kernel.sh fetch "$KVER") || fatal "fetch kernel $KVER"
+kdir=/lib/modules/$KVER/build
+
+# 1. The module, built from a private copy of its sources.
+rm -rf "$BUILD/src"
+mkdir -p "$BUILD/src"
+for f in Kbuild module include engine compat; do
+	if [ -e "$MODSRC/$f" ]; then
+		cp -a "$MODSRC/$f" "$BUILD/src/"
+	fi
+done
+msg "building ptags.ko for $KVER"
+rc=0
+make -C "$kdir" M="$BUILD/src" W=1 modules >"$BUILD/module.log" 2>&1 || rc=$?
+if [ $rc != 0 ] || grep -qi 'warning' "$BUILD/module.log"; then
+	cat "$BUILD/module.log" >&2
+	[ $rc != 0 ] && fatal "ptags.ko builds (make exited $rc)"
+	fatal "ptags.ko builds without warnings"
+fi
+check 0 "ptags.ko builds without warnings ($KVER)"
+
+# 2. The initramfs.
+root=$BUILD/initramfs
+rm -rf "$root"
+mkdir -p "$root"/{bin,dev,proc,sys,tmp,etc,tests}
+ln -s bin "$root/sbin"
+mkdir -p "$root/usr"
+ln -s ../bin "$root/usr/bin"
+ln -s ../bin "$root/usr/sbin"
+cp "$BUILD/src/ptags.ko" "$root/ptags.ko"
+
+CFLAGS="-static -O2 -g -Wall -Wextra -Werror -pthread"
+gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
+cp tests/qemu/demo.sh "$root/demo.sh"
+
+wanted() { [ -z "$TESTS" ] || [[ " $TESTS " == *" $1 "* ]]; }
+ntests=0
+for src in "$GUEST_TESTS"/*.c; do
+	[ -e "$src" ] || continue
+	name=$(basename "$src" .c)
+	wanted "$name" || continue
+	gcc $CFLAGS -Iinclude -Itests/guest -o "$root/tests/$name" "$src" \
+		|| fatal "$src compiles"
+	ntests=$((ntests + 1))
+done
+for t in $TESTS; do
+	if [ ! -e "$GUEST_TESTS/$t.c" ]; then
+		msg "no test $GUEST_TESTS/$t.c"
+	fi
+done
+
+busybox=$(command -v busybox) || fatal "busybox is installed (busybox-static)"
+ldd "$busybox" >/dev/null 2>&1 && fatal "busybox is static (install busybox-static)"
+cp "$busybox" "$root/bin/busybox"
+for applet in $("$busybox" --list); do
+	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
+done
+for applet in sh mount umount insmod rmmod lsmod cat ls echo sleep grep poweroff su; do
+	[ -e "$root/bin/$applet" ] || fatal "busybox has $applet"
+done
+printf 'root:x:0:0:root:/tmp:/bin/sh\nnobody:x:65534:65534:nobody:/tmp:/bin/sh\n' \
+	>"$root/etc/passwd"
+printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
+
+(cd "$root" && find . -print0 | LC_ALL=C sort -z |
+	cpio --null -o -H newc -R 0:0 --quiet) | gzip -1 >"$BUILD/initrd.gz"
+
+# 3. Boot.
+append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
+append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
+[ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
+[ $demo = 1 ] && append+=" ptdemo=1"
+
+rm -f "$BUILD/console.log" "$BUILD/tap.out"
+if [ $demo = 1 ]; then
+	console=stdio,id=con,signal=off,logfile=$BUILD/console.log
+else
+	console=file,id=con,path=$BUILD/console.log
+fi
+msg "booting $KVER ($ntests tests, timeout ${TIMEOUT}s); console: $BUILD/console.log"
+start=$(date +%s)
+rc=0
+timeout --foreground -k 10 "$TIMEOUT" \
+	qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 \
+		-nographic -no-reboot -monitor none -nic none \
+		-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
+		-chardev "$console" -serial chardev:con \
+		-chardev file,id=tap,path="$BUILD/tap.out" -serial chardev:tap \
+		$QEMU_EXTRA </dev/null || rc=$?
+elapsed=$(($(date +%s) - start))
+msg "guest ran for ${elapsed}s (qemu exit status $rc)"
+
+# 4. Verdict.
+touch "$BUILD/tap.out" "$BUILD/console.log"
+tr -d '\r' <"$BUILD/tap.out" | tee -a "$results"
+
+[ $rc = 124 ] && msg "timed out after ${TIMEOUT}s"
+done=0
+grep -qxF "$DONE_MARKER" "$BUILD/tap.out" || done=1
+check $done "guest ran to completion (done marker; qemu status $rc, ${elapsed}s)"
+
+# The command line itself names hung_task_panic etc.: not a problem.
+kernlog() { tr -d '\r' <"$BUILD/console.log" | grep -v 'command line'; }
+if kernlog | grep -qE "$PROBLEMS"; then
+	msg "kernel problems in $BUILD/console.log:"
+	kernlog | grep -E -B2 -A25 "$PROBLEMS" | head -n 120 >&2
+	check 1 "kernel log has no BUG/WARNING/Oops/lockup/stall"
+else
+	check 0 "kernel log has no BUG/WARNING/Oops/lockup/stall"
+fi
+
+if grep -q '^not ok' "$results"; then
+	[ $demo = 1 ] || tail -n 40 "$BUILD/console.log" >&2
+	msg "FAIL ($(grep -c '^not ok' "$results") failed; see $results)"
+	exit 1
+fi
+msg "PASS"
