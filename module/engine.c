@@ -1,0 +1,937 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The ptags tag engine: validation (SPEC §4), the write protocol (SPEC §3.4),
+ * permissions (SPEC §5, §6) and immutable, reference-counted tag sets.
+ *
+ * This file includes no kernel header itself: engine_shim.h supplies types,
+ * errno values, memory and reference counts, so that the same code runs in
+ * ptags.ko and in the user-space unit tests.
+ *
+ * A set is one allocation: the struct pt_set header, tags[count], then a blob
+ * holding every name and value; the tags point into the blob.
+ *
+ * A write is applied to a scratch array of struct pt_tag whose pointers refer
+ * either into the old set or into the write buffer (both outlive the call);
+ * the new set is copied out of the scratch array once, at the end.
+ */
+#include "engine.h"
+#include "uapi/ptags.h"
+
+#define PT_PREFIX	PTAGS_SPECIAL_PREFIX
+#define PT_PREFIX_LEN	(sizeof(PT_PREFIX) - 1)
+
+/* ------------------------------------------------------------------ */
+/* SPEC §4: validity                                                  */
+/* ------------------------------------------------------------------ */
+
+/**
+ * pt_utf8_valid() - strict RFC 3629 UTF-8 check
+ * @s: bytes
+ * @len: number of bytes
+ *
+ * Refuses overlong forms, surrogates (U+D800..U+DFFF), code points above
+ * U+10FFFF, stray continuation bytes, truncated sequences and the old 5- and
+ * 6-byte forms.
+ *
+ * Return: true when @s is valid UTF-8.
+ */
+bool pt_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		unsigned char c = p[i];
+		unsigned char lo = 0x80, hi = 0xbf;
+		size_t more, k;
+
+		if (c < 0x80) {
+			i++;
+			continue;
+		}
+		if (c >= 0xc2 && c <= 0xdf) {
+			more = 1;
+		} else if (c >= 0xe0 && c <= 0xef) {
+			more = 2;
+			if (c == 0xe0)
+				lo = 0xa0;	/* no overlong 3-byte form */
+			else if (c == 0xed)
+				hi = 0x9f;	/* no surrogates */
+		} else if (c >= 0xf0 && c <= 0xf4) {
+			more = 3;
+			if (c == 0xf0)
+				lo = 0x90;	/* no overlong 4-byte form */
+			else if (c == 0xf4)
+				hi = 0x8f;	/* nothing above U+10FFFF */
+		} else {
+			/* 0x80..0xc1: stray or overlong; 0xf5..0xff */
+			return false;
+		}
+		if (len - i - 1 < more)
+			return false;
+		if (p[i + 1] < lo || p[i + 1] > hi)
+			return false;
+		for (k = 2; k <= more; k++)
+			if (p[i + k] < 0x80 || p[i + k] > 0xbf)
+				return false;
+		i += more + 1;
+	}
+	return true;
+}
+
+/* Bytes allowed in names and values: no control byte, no DEL. */
+static bool pt_bytes_printable(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c < 0x20 || c == 0x7f)
+			return false;
+	}
+	return true;
+}
+
+/* SPEC §4.1 rules 1-2 and the leading-@ half of rule 3 (names, prefixes). */
+static bool pt_name_chars_valid(const char *s, size_t len)
+{
+	size_t i;
+
+	if (len < 1 || len > PTAGS_NAME_MAX || s[0] == '@')
+		return false;
+	if (!pt_bytes_printable(s, len))
+		return false;
+	for (i = 0; i < len; i++)
+		if (s[i] == '=' || s[i] == '*')
+			return false;
+	return pt_utf8_valid(s, len);
+}
+
+static bool pt_starts_with(const char *s, size_t len, const char *p,
+			   size_t plen)
+{
+	return len >= plen && !memcmp(s, p, plen);
+}
+
+static bool pt_ends_with(const char *s, size_t len, const char *p,
+			 size_t plen)
+{
+	return len >= plen && !memcmp(s + len - plen, p, plen);
+}
+
+/**
+ * pt_name_valid() - SPEC §4.1: is @s (@len bytes) a valid tag name?
+ * @s: bytes
+ * @len: number of bytes
+ *
+ * Return: true when valid.
+ */
+bool pt_name_valid(const char *s, size_t len)
+{
+	if (!pt_name_chars_valid(s, len) || s[len - 1] == ':')
+		return false;
+	if (!pt_starts_with(s, len, PT_PREFIX, PT_PREFIX_LEN))
+		return true;
+	return pt_ends_with(s, len, ":add", 4) ||
+	       pt_ends_with(s, len, ":sub", 4) ||
+	       pt_ends_with(s, len, ":set", 4) ||
+	       pt_ends_with(s, len, ":others", 7);
+}
+
+/**
+ * pt_value_valid() - SPEC §4.2: is @s (@len bytes) a valid value?
+ * @s: bytes
+ * @len: number of bytes (0 is valid)
+ *
+ * Return: true when valid.
+ */
+bool pt_value_valid(const char *s, size_t len)
+{
+	return len <= PTAGS_VALUE_MAX && pt_bytes_printable(s, len) &&
+	       pt_utf8_valid(s, len);
+}
+
+/**
+ * pt_pattern_valid() - SPEC §4.3: is @s an exact name or "PREFIX:*"?
+ * @s: bytes
+ * @len: number of bytes
+ * @global: set when @s is a "PREFIX:*" pattern
+ * @prefix_len: length of PREFIX plus its colon for a global pattern,
+ *		@len for an exact name
+ *
+ * Return: true when valid; *@global and *@prefix_len are then set.
+ */
+bool pt_pattern_valid(const char *s, size_t len, bool *global,
+		      size_t *prefix_len)
+{
+	if (pt_ends_with(s, len, ":*", 2)) {
+		if (!pt_name_chars_valid(s, len - 1))
+			return false;
+		*global = true;
+		*prefix_len = len - 1;
+		return true;
+	}
+	if (!pt_name_valid(s, len))
+		return false;
+	*global = false;
+	*prefix_len = len;
+	return true;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sets                                                               */
+/* ------------------------------------------------------------------ */
+
+/* memcmp order, a prefix sorts first. */
+static int pt_cmp(const char *a, size_t alen, const char *b, size_t blen)
+{
+	int r = memcmp(a, b, alen < blen ? alen : blen);
+
+	if (r)
+		return r;
+	if (alen == blen)
+		return 0;
+	return alen < blen ? -1 : 1;
+}
+
+/* Index of the first tag of @t[0..@n) whose name is not below @name. */
+static size_t pt_lower_bound(const struct pt_tag *t, size_t n,
+			     const char *name, size_t len)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pt_cmp(t[mid].name, t[mid].name_len, name, len) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static bool pt_tag_is(const struct pt_tag *t, const char *name, size_t len)
+{
+	return t->name_len == len && !memcmp(t->name, name, len);
+}
+
+struct pt_set *pt_set_get(struct pt_set *s)
+{
+	if (s)
+		pt_ref_inc(&s->head);
+	return s;
+}
+
+void pt_set_put(struct pt_set *s)
+{
+	if (s && pt_ref_dec_and_test(&s->head))
+		pt_shim_set_release(s);
+}
+
+void pt_set_destroy(struct pt_set *s)
+{
+	pt_set_put(s->exec);
+	pt_shim_set_gone(s);
+	pt_free(s);
+}
+
+struct pt_set *pt_set_exec(struct pt_set *s)
+{
+	if (!s || !s->nkept)
+		return NULL;
+	if (s->nkept == s->count)
+		return s;
+	return s->exec;
+}
+
+const struct pt_tag *pt_set_find(const struct pt_set *s, const char *name,
+				 size_t len)
+{
+	size_t i;
+
+	if (!s)
+		return NULL;
+	i = pt_lower_bound(s->tags, s->count, name, len);
+	if (i < s->count && pt_tag_is(&s->tags[i], name, len))
+		return &s->tags[i];
+	return NULL;
+}
+
+/* Length of the SPEC §3.3 line of @t. */
+static uint64_t pt_line_len(const struct pt_tag *t)
+{
+	uint64_t n = (uint64_t)t->name_len + 1;
+
+	if (t->keep)
+		n++;
+	if (t->value)
+		n += (uint64_t)t->value_len + 1;
+	return n;
+}
+
+uint64_t pt_set_text_size(const struct pt_set *s)
+{
+	uint64_t n = 0;
+	uint32_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->count; i++)
+		n += pt_line_len(&s->tags[i]);
+	return n;
+}
+
+/*
+ * Copy the part of @src (@slen bytes) that lies at or after *@off into
+ * @buf[*@done..@len); consume *@off.
+ */
+static void pt_emit(const char *src, size_t slen, uint64_t *off, char *buf,
+		    size_t *done, size_t len)
+{
+	size_t n;
+
+	if (*off >= slen) {
+		*off -= slen;
+		return;
+	}
+	src += *off;
+	slen -= *off;
+	*off = 0;
+	n = len - *done;
+	if (n > slen)
+		n = slen;
+	memcpy(buf + *done, src, n);
+	*done += n;
+}
+
+size_t pt_set_render(const struct pt_set *s, uint64_t off, char *buf,
+		     size_t len)
+{
+	size_t done = 0;
+	uint32_t i;
+
+	if (!s)
+		return 0;
+	for (i = 0; i < s->count && done < len; i++) {
+		const struct pt_tag *t = &s->tags[i];
+		uint64_t l = pt_line_len(t);
+
+		if (off >= l) {
+			off -= l;
+			continue;
+		}
+		if (t->keep)
+			pt_emit("@", 1, &off, buf, &done, len);
+		pt_emit(t->name, t->name_len, &off, buf, &done, len);
+		if (t->value) {
+			pt_emit("=", 1, &off, buf, &done, len);
+			pt_emit(t->value, t->value_len, &off, buf, &done,
+				len);
+		}
+		pt_emit("\n", 1, &off, buf, &done, len);
+	}
+	return done;
+}
+
+/*
+ * Bytes of a set holding the tags of @t[0..@n) (only the kept ones when
+ * @kept_only); 0 when it cannot be represented.
+ */
+static size_t pt_set_size(const struct pt_tag *t, size_t n, bool kept_only,
+			  uint32_t *count, uint32_t *nkept, uint64_t *bytes)
+{
+	uint64_t size;
+	size_t i;
+
+	*count = 0;
+	*nkept = 0;
+	*bytes = 0;
+	for (i = 0; i < n; i++) {
+		if (kept_only && !t[i].keep)
+			continue;
+		(*count)++;
+		if (t[i].keep)
+			(*nkept)++;
+		*bytes += t[i].name_len;
+		if (t[i].value)
+			*bytes += t[i].value_len;
+	}
+	size = sizeof(struct pt_set) +
+	       (uint64_t)*count * sizeof(struct pt_tag) + *bytes;
+	if (size != (size_t)size)
+		return 0;
+	return (size_t)size;
+}
+
+/* Allocate a set for @t[0..@n) and fill it, without publishing it. */
+static struct pt_set *pt_set_build(const struct pt_tag *t, size_t n,
+				   bool kept_only)
+{
+	struct pt_set *s;
+	uint32_t count, nkept;
+	uint64_t bytes;
+	size_t size, i;
+	char *blob;
+	struct pt_tag *d;
+
+	size = pt_set_size(t, n, kept_only, &count, &nkept, &bytes);
+	if (!size)
+		return NULL;
+	s = pt_alloc(size);
+	if (!s)
+		return NULL;
+	memset(s, 0, sizeof(*s));
+	s->count = count;
+	s->nkept = nkept;
+	s->bytes = bytes;
+	s->alloc_size = size;
+	s->exec = NULL;
+	d = s->tags;
+	blob = (char *)(s->tags + count);
+	for (i = 0; i < n; i++) {
+		if (kept_only && !t[i].keep)
+			continue;
+		memcpy(blob, t[i].name, t[i].name_len);
+		d->name = blob;
+		d->name_len = t[i].name_len;
+		blob += t[i].name_len;
+		d->value = NULL;
+		d->value_len = 0;
+		if (t[i].value) {
+			memcpy(blob, t[i].value, t[i].value_len);
+			d->value = blob;
+			d->value_len = t[i].value_len;
+			blob += t[i].value_len;
+		}
+		d->keep = t[i].keep;
+		d++;
+	}
+	pt_ref_init(&s->head);
+	return s;
+}
+
+/*
+ * Build the set for @t[0..@n) (@n > 0) and, when it mixes kept and unkept
+ * tags, its exec companion.  Both are allocated before either is announced,
+ * so that a failure leaves nothing behind.
+ */
+static struct pt_set *pt_set_publish(const struct pt_tag *t, size_t n)
+{
+	struct pt_set *s, *e = NULL;
+
+	s = pt_set_build(t, n, false);
+	if (!s)
+		return NULL;
+	if (s->nkept && s->nkept < s->count) {
+		e = pt_set_build(t, n, true);
+		if (!e) {
+			pt_free(s);
+			return NULL;
+		}
+		pt_shim_set_born(e);
+		s->exec = e;
+	}
+	pt_shim_set_born(s);
+	return s;
+}
+
+/* ------------------------------------------------------------------ */
+/* SPEC §5: rights                                                    */
+/* ------------------------------------------------------------------ */
+
+struct pt_piece {
+	const char *p;
+	size_t len;
+};
+
+/* Compare @a with the concatenation of @pc[0..@npc), memcmp order. */
+static int pt_cmp_pieces(const char *a, size_t alen,
+			 const struct pt_piece *pc, unsigned int npc)
+{
+	size_t pos = 0;
+	unsigned int i;
+
+	for (i = 0; i < npc; i++) {
+		size_t m = alen - pos;
+		int r;
+
+		if (m > pc[i].len)
+			m = pc[i].len;
+		r = memcmp(a + pos, pc[i].p, m);
+		if (r)
+			return r;
+		if (m < pc[i].len)
+			return -1;	/* @a is a proper prefix */
+		pos += m;
+	}
+	return pos < alen ? 1 : 0;
+}
+
+/* Does @s hold the tag named by the concatenation of @pc? */
+static bool pt_set_has_pieces(const struct pt_set *s,
+			      const struct pt_piece *pc, unsigned int npc)
+{
+	size_t lo = 0, hi = s->count;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct pt_tag *t = &s->tags[mid];
+		int r = pt_cmp_pieces(t->name, t->name_len, pc, npc);
+
+		if (!r)
+			return true;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return false;
+}
+
+/* Does @s hold any permission tag ("ptags:...")? */
+static bool pt_set_has_special(const struct pt_set *s)
+{
+	size_t i = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
+
+	return i < s->count &&
+	       pt_starts_with(s->tags[i].name, s->tags[i].name_len,
+			      PT_PREFIX, PT_PREFIX_LEN);
+}
+
+/**
+ * pt_has() - SPEC §5.1: does @s grant right @r over the tag @n?
+ * @s: a tag set (NULL: grants nothing)
+ * @r: "add", "sub", "set" or "others"
+ * @rlen: length of @r
+ * @n: tag name
+ * @nlen: length of @n
+ *
+ * True when @n is not special and @s holds "ptags:R", or when @s holds
+ * "ptags:P:R" where P is @n itself or the part of @n before one of its
+ * colons.
+ *
+ * Return: true when the right is granted.
+ */
+static bool pt_has(const struct pt_set *s, const char *r, size_t rlen,
+		   const char *n, size_t nlen)
+{
+	struct pt_piece pc[4] = {
+		{ PT_PREFIX, PT_PREFIX_LEN }, { n, 0 }, { ":", 1 }, { r, rlen },
+	};
+	size_t i;
+
+	if (!s || !pt_set_has_special(s))
+		return false;
+	if (!pt_starts_with(n, nlen, PT_PREFIX, PT_PREFIX_LEN)) {
+		struct pt_piece g[2] = {
+			{ PT_PREFIX, PT_PREFIX_LEN }, { r, rlen },
+		};
+
+		if (pt_set_has_pieces(s, g, 2))
+			return true;
+	}
+	for (i = 0; i <= nlen; i++) {
+		if (i < nlen && n[i] != ':')
+			continue;
+		pc[1].len = i;
+		if (pt_set_has_pieces(s, pc, 4))
+			return true;
+	}
+	return false;
+}
+
+enum pt_action { PT_ADD, PT_SUB, PT_SET };
+
+static const struct pt_piece pt_action_names[] = {
+	[PT_ADD] = { "add", 3 },
+	[PT_SUB] = { "sub", 3 },
+	[PT_SET] = { "set", 3 },
+};
+
+/* SPEC §5.5: a right counts only if the writer and the opener hold it. */
+static bool pt_right(const struct pt_writer *w, const char *r, size_t rlen,
+		     const char *n, size_t nlen)
+{
+	if (!pt_has(w->rights, r, rlen, n, nlen))
+		return false;
+	return w->same_opener || pt_has(w->opener, r, rlen, n, nlen);
+}
+
+/* SPEC §5.2-5.4: may @w do @a on the tag @n? */
+static bool pt_allowed(const struct pt_writer *w, enum pt_action a,
+		       const char *n, size_t nlen)
+{
+	const struct pt_piece *r = &pt_action_names[a];
+
+	if (w->privileged)
+		return true;
+	if (!pt_right(w, r->p, r->len, n, nlen))
+		return false;
+	return w->self || pt_right(w, "others", 6, n, nlen);
+}
+
+/* ------------------------------------------------------------------ */
+/* SPEC §3.4, §6: the write protocol                                  */
+/* ------------------------------------------------------------------ */
+
+/*
+ * A transaction: the evolving tag array @t[0..@n), sorted by name, holding
+ * @bytes bytes of names and values.  @dirty once any line changed it.
+ */
+struct pt_tx {
+	struct pt_tag *t;
+	size_t n;
+	uint64_t bytes;
+	bool dirty;
+	const struct pt_writer *w;
+	const struct pt_limits *lim;
+};
+
+static uint64_t pt_tag_bytes(const struct pt_tag *t)
+{
+	return (uint64_t)t->name_len + (t->value ? t->value_len : 0);
+}
+
+/* Remove @tx->t[@i]. */
+static void pt_tx_remove(struct pt_tx *tx, size_t i)
+{
+	tx->bytes -= pt_tag_bytes(&tx->t[i]);
+	memmove(&tx->t[i], &tx->t[i + 1], (tx->n - i - 1) * sizeof(*tx->t));
+	tx->n--;
+	tx->dirty = true;
+}
+
+/* "+NAME" and "+@NAME": SPEC §6, adding. */
+static int pt_op_add(struct pt_tx *tx, const char *name, size_t len, bool keep)
+{
+	size_t i = pt_lower_bound(tx->t, tx->n, name, len);
+	struct pt_tag *t;
+
+	if (i < tx->n && pt_tag_is(&tx->t[i], name, len)) {
+		t = &tx->t[i];
+		if (!keep || t->keep)
+			return 0;	/* nothing to change */
+		if (!pt_allowed(tx->w, PT_ADD, name, len))
+			return -EPERM;
+		t->keep = true;
+		tx->dirty = true;
+		return 0;
+	}
+	if (!pt_allowed(tx->w, PT_ADD, name, len))
+		return -EPERM;
+	if (tx->n >= tx->lim->max_tags ||
+	    tx->bytes + len > tx->lim->max_bytes)
+		return -ECANCELED;
+	memmove(&tx->t[i + 1], &tx->t[i], (tx->n - i) * sizeof(*tx->t));
+	t = &tx->t[i];
+	t->name = name;
+	t->name_len = (uint32_t)len;
+	t->value = NULL;
+	t->value_len = 0;
+	t->keep = keep;
+	tx->n++;
+	tx->bytes += len;
+	tx->dirty = true;
+	return 0;
+}
+
+/* "-NAME" and "-@NAME": SPEC §6, removing. */
+static int pt_op_sub(struct pt_tx *tx, const char *name, size_t len,
+		     bool keep_only)
+{
+	size_t i = pt_lower_bound(tx->t, tx->n, name, len);
+
+	if (i >= tx->n || !pt_tag_is(&tx->t[i], name, len))
+		return 0;	/* absent: nothing to change */
+	if (keep_only && !tx->t[i].keep)
+		return 0;
+	if (!pt_allowed(tx->w, PT_SUB, name, len))
+		return -EPERM;
+	if (keep_only)
+		tx->t[i].keep = false;
+	else
+		pt_tx_remove(tx, i);
+	tx->dirty = true;
+	return 0;
+}
+
+enum pt_global_op { PT_G_KEEP, PT_G_UNKEEP, PT_G_REMOVE };
+
+/*
+ * "+@PREFIX:*", "+@", "-@PREFIX:*", "-@", "-PREFIX:*", "-": apply @op to
+ * every tag whose name begins with @prefix (@plen 0: every tag) where it is
+ * allowed; silently skip the others (SPEC §4.3).
+ */
+static void pt_op_global(struct pt_tx *tx, enum pt_global_op op,
+			 const char *prefix, size_t plen)
+{
+	size_t lo = pt_lower_bound(tx->t, tx->n, prefix, plen);
+	size_t hi, i, j;
+
+	for (hi = lo; hi < tx->n; hi++)
+		if (!pt_starts_with(tx->t[hi].name, tx->t[hi].name_len,
+				    prefix, plen))
+			break;
+	for (i = j = lo; i < hi; i++) {
+		struct pt_tag *t = &tx->t[i];
+		bool drop = false;
+
+		switch (op) {
+		case PT_G_KEEP:
+			if (!t->keep &&
+			    pt_allowed(tx->w, PT_ADD, t->name, t->name_len)) {
+				t->keep = true;
+				tx->dirty = true;
+			}
+			break;
+		case PT_G_UNKEEP:
+			if (t->keep &&
+			    pt_allowed(tx->w, PT_SUB, t->name, t->name_len)) {
+				t->keep = false;
+				tx->dirty = true;
+			}
+			break;
+		case PT_G_REMOVE:
+			drop = pt_allowed(tx->w, PT_SUB, t->name,
+					  t->name_len);
+			break;
+		}
+		if (drop) {
+			tx->bytes -= pt_tag_bytes(t);
+			tx->dirty = true;
+		} else {
+			tx->t[j++] = *t;
+		}
+	}
+	if (j == hi)
+		return;
+	memmove(&tx->t[j], &tx->t[hi], (tx->n - hi) * sizeof(*tx->t));
+	tx->n -= hi - j;
+}
+
+/* "?..." (SPEC §3.4, §5.6): does a matching tag (with keep) exist? */
+static int pt_op_query(struct pt_tx *tx, const char *p, size_t plen,
+		       bool global, bool keep)
+{
+	size_t i = pt_lower_bound(tx->t, tx->n, p, plen);
+
+	for (; i < tx->n; i++) {
+		const struct pt_tag *t = &tx->t[i];
+
+		if (global ? !pt_starts_with(t->name, t->name_len, p, plen) :
+			     !pt_tag_is(t, p, plen))
+			break;
+		if (!keep || t->keep)
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* "!NAME=VALUE", "!NAME=", "!NAME": SPEC §6, setting a value. */
+static int pt_op_set(struct pt_tx *tx, const char *name, size_t len,
+		     const char *value, size_t vlen)
+{
+	struct pt_tag *t;
+	size_t i;
+	uint64_t bytes;
+
+	if (!pt_allowed(tx->w, PT_SET, name, len))
+		return -EPERM;
+	i = pt_lower_bound(tx->t, tx->n, name, len);
+	if (i >= tx->n || !pt_tag_is(&tx->t[i], name, len))
+		return -ENOENT;
+	t = &tx->t[i];
+	if (!vlen) {
+		if (!t->value)
+			return 0;
+		tx->bytes -= t->value_len;
+		t->value = NULL;
+		t->value_len = 0;
+		tx->dirty = true;
+		return 0;
+	}
+	if (t->value && t->value_len == vlen && !memcmp(t->value, value, vlen))
+		return 0;
+	bytes = tx->bytes - pt_tag_bytes(t) + t->name_len + vlen;
+	if (bytes > tx->bytes && bytes > tx->lim->max_bytes)
+		return -ECANCELED;
+	tx->bytes = bytes;
+	t->value = value;
+	t->value_len = (uint32_t)vlen;
+	tx->dirty = true;
+	return 0;
+}
+
+/* Index of the first '=' in @s, or @len. */
+static size_t pt_find_eq(const char *s, size_t len)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (s[i] == '=')
+			break;
+	return i;
+}
+
+/* One line, without its '\n'.  Returns 0 or a negative errno. */
+static int pt_line(struct pt_tx *tx, const char *l, size_t len)
+{
+	char op;
+	bool keep = false, global;
+	size_t plen, eq;
+
+	if (!pt_utf8_valid(l, len))
+		return -EINVAL;
+	if (!len || l[0] == '#')
+		return 0;
+	op = l[0];
+	l++;
+	len--;
+	if (op == '!') {
+		eq = pt_find_eq(l, len);
+		if (!pt_name_valid(l, eq))
+			return -EINVAL;
+		if (eq == len)
+			return pt_op_set(tx, l, eq, NULL, 0);
+		if (!pt_value_valid(l + eq + 1, len - eq - 1))
+			return -EINVAL;
+		return pt_op_set(tx, l, eq, l + eq + 1, len - eq - 1);
+	}
+	if (op != '+' && op != '-' && op != '?')
+		return -EINVAL;
+	if (len && l[0] == '@') {
+		keep = true;
+		l++;
+		len--;
+	}
+	if (!len) {
+		/* "+@", "-", "-@", "?", "?@" (a lone "+" fails below) */
+		global = true;
+		plen = 0;
+	} else if (!pt_pattern_valid(l, len, &global, &plen)) {
+		return -EINVAL;
+	}
+	switch (op) {
+	case '+':
+		if (!keep && global)
+			return -EINVAL;	/* adding requires a name */
+		if (!global)
+			return pt_op_add(tx, l, len, keep);
+		pt_op_global(tx, PT_G_KEEP, l, plen);
+		return 0;
+	case '-':
+		if (!global)
+			return pt_op_sub(tx, l, len, keep);
+		pt_op_global(tx, keep ? PT_G_UNKEEP : PT_G_REMOVE, l, plen);
+		return 0;
+	default:
+		return pt_op_query(tx, l, plen, global, keep);
+	}
+}
+
+/* Is @t[0..@n) the same set as @old? */
+static bool pt_tx_same(const struct pt_set *old, const struct pt_tag *t,
+		       size_t n)
+{
+	size_t i;
+
+	if (n != (old ? old->count : 0))
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct pt_tag *a = &old->tags[i], *b = &t[i];
+
+		if (a->keep != b->keep || !pt_tag_is(a, b->name, b->name_len))
+			return false;
+		if (!a->value != !b->value)
+			return false;
+		if (a->value && (a->value_len != b->value_len ||
+				 memcmp(a->value, b->value, a->value_len)))
+			return false;
+	}
+	return true;
+}
+
+/**
+ * pt_apply() - apply one write(2) buffer to a tag set as one transaction
+ * @old: the current set (NULL: empty)
+ * @buf: the written bytes; must stay alive during the call
+ * @len: number of bytes; 0 succeeds and changes nothing
+ * @w: the writer and its rights, snapshotted when the write started
+ * @lim: the current limits
+ * @res: the result
+ *
+ * SPEC §3.4: the lines are applied in order to a private copy; the first
+ * failing line stops the transaction, its errno is returned and its 1-based
+ * number is stored in @res->line.  On success @res->changed tells whether
+ * the set changes; if so @res->set is the new set (one reference, NULL when
+ * empty).  On failure nothing stays allocated.
+ *
+ * Return: 0, -EINVAL, -EPERM, -ENOENT, -ECANCELED or -ENOMEM.
+ */
+int pt_apply(const struct pt_set *old, const char *buf, size_t len,
+	     const struct pt_writer *w, const struct pt_limits *lim,
+	     struct pt_result *res)
+{
+	struct pt_tx tx = { .w = w, .lim = lim };
+	size_t nadd = 0, count = old ? old->count : 0, cap, i, start, line;
+	int err = 0;
+
+	res->set = NULL;
+	res->changed = false;
+	res->line = 0;
+	if (!len)
+		return 0;
+	if (buf[len - 1] != '\n')
+		return -EINVAL;
+
+	/*
+	 * Scratch space: only a "+" line adds a tag, one at most, and no
+	 * line adds one beyond max_tags, so the set never grows past
+	 * max(count, min(count + nadd, max_tags)).
+	 */
+	for (i = 0; i < len; i++)
+		if (buf[i] == '+' && (i == 0 || buf[i - 1] == '\n'))
+			nadd++;
+	cap = count + nadd;
+	if (cap > lim->max_tags)
+		cap = count > lim->max_tags ? count : lim->max_tags;
+	if (!cap)
+		cap = 1;
+	if (cap > ((size_t)-1) / sizeof(struct pt_tag))
+		return -ENOMEM;
+	tx.t = pt_alloc(cap * sizeof(struct pt_tag));
+	if (!tx.t)
+		return -ENOMEM;
+	if (count) {
+		memcpy(tx.t, old->tags, count * sizeof(struct pt_tag));
+		tx.n = count;
+		tx.bytes = old->bytes;
+	}
+
+	for (start = 0, line = 1; start < len; line++) {
+		for (i = start; buf[i] != '\n'; i++)
+			;
+		err = pt_line(&tx, buf + start, i - start);
+		if (err) {
+			res->line = line;
+			goto out;
+		}
+		start = i + 1;
+	}
+
+	if (!tx.dirty || pt_tx_same(old, tx.t, tx.n))
+		goto out;
+	if (tx.n) {
+		res->set = pt_set_publish(tx.t, tx.n);
+		if (!res->set) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	res->changed = true;
+out:
+	pt_free(tx.t);
+	return err;
+}
