@@ -489,6 +489,90 @@ static void test_threads(void)
 	ok(ctr_back(base, "threads"), "SPEC §8: counters back after untagging the threaded process");
 }
 
+/* Concurrent transactions on one tag set lose no update. */
+#define CW_THREADS 6
+#define CW_TAGS 40
+
+struct cw {
+	pid_t target;
+	int id;
+	int errs;
+};
+
+static void *cw_thread(void *arg)
+{
+	struct cw *c = arg;
+	pid_t target = c->target ? c->target : gettid();
+	char line[64];
+
+	for (int i = 0; i < CW_TAGS; i++) {
+		snprintf(line, sizeof(line), "+c%d:%02d\n!c%d:%02d=%d\n", c->id, i, c->id, i, i);
+		if (pt_write(target, line))
+			c->errs++;
+	}
+	return NULL;
+}
+
+static int count_lines(pid_t pid)
+{
+	static char buf[BIG];
+	ssize_t n = pt_read(pid, buf, sizeof(buf));
+	int lines = 0;
+
+	for (ssize_t i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	return n < 0 ? -1 : lines;
+}
+
+static void test_concurrent_writes(void)
+{
+	struct ctr base = ctr_now();
+	struct cw cw[CW_THREADS];
+	pthread_t t[CW_THREADS];
+	int errs = 0, i, n, st;
+	pid_t kids[3];
+
+	/* threads of this process write, through their own tids, to us */
+	for (i = 0; i < CW_THREADS; i++) {
+		cw[i] = (struct cw){ .target = 0, .id = i };
+		if (pthread_create(&t[i], NULL, cw_thread, &cw[i]))
+			die("pthread_create");
+	}
+	for (i = 0; i < CW_THREADS; i++) {
+		pthread_join(t[i], NULL);
+		errs += cw[i].errs;
+	}
+	n = count_lines(0);
+	ok(errs == 0 && n == CW_THREADS * CW_TAGS,
+	   "SPEC §2/§3.4: %d threads writing their process's tags concurrently lose no update (%d of %d tags, %d errors)",
+	   CW_THREADS, n, CW_THREADS * CW_TAGS, errs);
+	untag_self();
+
+	/* several processes write concurrently to one other process */
+	fflush(stdout);
+	for (i = 0; i < 3; i++) {
+		kids[i] = fork();
+		if (kids[i] < 0)
+			die("fork");
+		if (kids[i] == 0) {
+			struct cw c = { .target = getppid(), .id = i };
+
+			cw_thread(&c);
+			_exit(c.errs ? 1 : 0);
+		}
+	}
+	errs = 0;
+	for (i = 0; i < 3; i++) {
+		st = wait_status(kids[i]);
+		errs += st != 0;
+	}
+	n = count_lines(0);
+	ok(errs == 0 && n == 3 * CW_TAGS,
+	   "SPEC §3.4: 3 processes writing one target concurrently lose no update (%d of %d tags)", n, 3 * CW_TAGS);
+	untag_self();
+	ok(ctr_back(base, "concurrent writes"), "SPEC §8: counters back after the concurrent writes");
+}
+
 /* ------------------------------------------------------------------- exec */
 
 static int exec_report_fn(void *arg)
@@ -839,6 +923,7 @@ int main(int argc, char **argv)
 	test_copy(HOW_CLONE3);
 	test_vfork();
 	test_threads();
+	test_concurrent_writes();
 
 	exec_case(exec_report_fn, "execve", "+a\n!a=1\n+@k\n!k=kv\n+@k2\n+z\n", "@k=kv\n@k2\n", 1);
 	exec_case(exec_report_fn, "execve (all kept)", "+@k\n!k=v w\n+@l\n", "@k=v w\n@l\n", 0);

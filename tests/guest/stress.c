@@ -129,6 +129,8 @@ static const char *check_text(const char *b, size_t n)
 	return NULL;
 }
 
+static const char *check_pair(const char *text);
+
 static bool has_line(const char *text, const char *line)
 {
 	size_t l = strlen(line);
@@ -171,7 +173,7 @@ static int exec_image(int type)
 
 	if (n < 0)
 		return 10;
-	if (check_text(buf, n))
+	if (check_text(buf, n) || check_pair(buf))
 		return 11;
 	/* unkept tags are gone; kept ones keep their values */
 	if (has_name_prefix(buf, "w") || has_name_prefix(buf, "u:"))
@@ -200,6 +202,13 @@ static void *short_thread(void *arg)
 	ring_push(gettid());
 	usleep(500);
 	return NULL;
+}
+
+static void *exec_thread(void *arg)
+{
+	(void)arg;
+	execv("/proc/self/exe", exec_argv);
+	_exit(124);
 }
 
 static void storm_reap(int *out, bool block)
@@ -237,7 +246,7 @@ static void storm(int type)
 	__atomic_fetch_add(&sh->ready, 1, __ATOMIC_SEQ_CST);
 
 	while (!sh->stop) {
-		int r = rand_r(&seed) % 6;
+		int r = rand_r(&seed) % 7;
 
 		if (r == 2) {
 			p = vfork();
@@ -273,12 +282,18 @@ static void storm(int type)
 					if (g < 0 || waitpid(g, NULL, 0) != g)
 						_exit(123);
 					_exit(0);
+				case 6:
+					/* exec from a non-leader thread */
+					if (pthread_create(&t[0], NULL, exec_thread, NULL))
+						_exit(125);
+					for (;;)
+						pause();
 				default:
-					usleep(rand_r(&seed) % 3000);
+					usleep(rand_r(&seed) % 20000);
 					_exit(0);
 				}
 			}
-			if (r == 1)
+			if (r == 1 || r == 6)
 				add(&sh->execs, 1);
 			if (r == 3)
 				add(&sh->threads, 2);
@@ -320,7 +335,12 @@ static void mutator(void)
 
 		if (pid <= 0)
 			continue;
-		switch (rand_r(&seed) % 8) {
+		switch (rand_r(&seed) % 10) {
+		case 8: case 9:
+			/* the pair: always changed together (checked by readers) */
+			snprintf(line, sizeof(line), "+st:pair:a\n+st:pair:b\n!st:pair:a=%d\n!st:pair:b=%d\n",
+				 k, k);
+			break;
 		case 0: snprintf(line, sizeof(line), "+st:%d\n", k); break;
 		case 1: snprintf(line, sizeof(line), "+@st:%d\n!st:%d=v%d\n", k, k, k); break;
 		case 2: snprintf(line, sizeof(line), "-st:%d\n", k); break;
@@ -358,6 +378,48 @@ static void mutator(void)
 }
 
 /* ------------------------------------------------------------ readers */
+
+/* Find the line of tag @name: returns it (up to its newline) or NULL. */
+static const char *find_tag(const char *text, const char *name, size_t *len)
+{
+	size_t l = strlen(name);
+	const char *p = text;
+
+	while (*p) {
+		const char *q = *p == '@' ? p + 1 : p, *nl = strchr(p, '\n');
+
+		if (!nl)
+			break;
+		if (!strncmp(q, name, l) && (q[l] == '=' || q[l] == '\n')) {
+			*len = nl - p;
+			return p;
+		}
+		p = nl + 1;
+	}
+	return NULL;
+}
+
+/*
+ * SPEC §3.3/§3.4: st:pair:a and st:pair:b are only ever added, removed,
+ * kept and valued together, in one write: a snapshot shows both or
+ * neither, with the same keep flag and the same value.
+ */
+static const char *check_pair(const char *text)
+{
+	size_t la = 0, lb = 0;
+	const char *a = find_tag(text, "st:pair:a", &la), *b = find_tag(text, "st:pair:b", &lb);
+
+	if (!a && !b)
+		return NULL;
+	if (!a || !b)
+		return "half of st:pair:* present";
+	if ((*a == '@') != (*b == '@'))
+		return "st:pair:a and st:pair:b keep flags differ";
+	/* same length, same text after the name ("=VALUE" or nothing) */
+	if (la != lb || memcmp(a + (*a == '@') + 9, b + (*b == '@') + 9, la - (*a == '@') - 9))
+		return "st:pair:a and st:pair:b values differ";
+	return NULL;
+}
 
 static void reader(void)
 {
@@ -399,6 +461,8 @@ static void reader(void)
 		add(&sh->reads_ok, 1);
 		buf[got] = 0;
 		why = check_text(buf, got);
+		if (!why)
+			why = check_pair(buf);
 		if (why) {
 			add(&sh->parse_bad, 1);
 			problem(P_PARSE, "tags of %d (%zu-byte reads): %s: [%.100s]", (int)pid, chunk, why, buf);
@@ -626,7 +690,9 @@ int main(int argc, char **argv)
 	ok(sh->writes_bad == 0, "SPEC §7: concurrent writes fail only with ESRCH/ENOENT for exited targets (%ld other)",
 	   sh->writes_bad);
 	ok(sh->reads_bad == 0, "SPEC §3.2: concurrent reads fail only for exited targets (%ld other)", sh->reads_bad);
-	ok(sh->parse_bad == 0, "SPEC §3.3: every read was valid, sorted tag text (%ld bad)", sh->parse_bad);
+	ok(sh->parse_bad == 0,
+	   "SPEC §3.3/§3.4: every read was valid sorted tag text showing whole transactions (%ld bad)",
+	   sh->parse_bad);
 	ok(sh->children_bad == 0,
 	   "SPEC §9: every child and exec'ed image held exactly the expected tags and exited normally (%ld bad)",
 	   sh->children_bad);
