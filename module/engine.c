@@ -224,16 +224,31 @@ struct pt_set *pt_set_get(struct pt_set *s)
 	return s;
 }
 
+/*
+ * The last reference to a set is gone: account for it now, hand its memory
+ * to the shim (freed at once, or after an RCU grace period in the kernel)
+ * and drop its reference on the exec companion, which has no companion.
+ */
+static void pt_set_release(struct pt_set *s)
+{
+	pt_shim_set_gone(s);
+	pt_shim_set_release(s);
+}
+
 void pt_set_put(struct pt_set *s)
 {
-	if (s && pt_ref_dec_and_test(&s->head))
-		pt_shim_set_release(s);
+	struct pt_set *e;
+
+	if (!s || !pt_ref_dec_and_test(&s->head))
+		return;
+	e = s->exec;
+	pt_set_release(s);
+	if (e && pt_ref_dec_and_test(&e->head))
+		pt_set_release(e);
 }
 
 void pt_set_destroy(struct pt_set *s)
 {
-	pt_set_put(s->exec);
-	pt_shim_set_gone(s);
 	pt_free(s);
 }
 

@@ -95,7 +95,7 @@ bool pt_pattern_valid(const char *s, size_t len, bool *global,
 /* Reference counting.  pt_set_put(NULL) and pt_set_get(NULL) are no-ops. */
 struct pt_set *pt_set_get(struct pt_set *s);
 void pt_set_put(struct pt_set *s);
-/* Frees @s now and drops its reference on @s->exec; called by the shim. */
+/* Frees the memory of a released set; called by the shim. */
 void pt_set_destroy(struct pt_set *s);
 
 /*

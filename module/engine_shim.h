@@ -50,7 +50,10 @@ struct pt_set;
 void *pt_alloc(size_t size);
 void pt_free(void *p);
 
-/* A set was built (@s complete) / is about to be freed: statistics. */
+/*
+ * Statistics: a set was built (@s complete), or its last reference was
+ * dropped (its memory goes back shortly after).
+ */
 void pt_shim_set_born(const struct pt_set *s);
 void pt_shim_set_gone(const struct pt_set *s);
 

@@ -62,13 +62,8 @@ int ptags_sets_init(void)
 	return 0;
 }
 
-/*
- * Wait for every set released so far to be freed before the module text
- * goes.  Freeing a set releases its exec companion, which queues one more
- * callback; companions have no companion, so two barriers are enough.
- */
+/* Wait for every set released so far to be freed before the module text goes. */
 void ptags_sets_uninit(void)
 {
-	rcu_barrier();
 	rcu_barrier();
 }

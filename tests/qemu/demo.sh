@@ -17,6 +17,9 @@ say() {
 	printf '\n### %s\n' "$*"
 }
 
+# A shell's printf on a terminal writes line by line, and each write(2) is
+# its own transaction: dd gathers the lines into one write.
+
 say "load the module: /proc/ptags is mounted by the load itself (SPEC 3.1)"
 run 'insmod /ptags.ko'
 run 'grep ptags /proc/mounts'
@@ -28,12 +31,12 @@ say "root (CAP_MAC_ADMIN) tags a running process"
 pid=$!
 echo "# /bin/sleep 600 &    -> pid $pid"
 run "echo '+MGR:ID=abc' > /proc/ptags/$pid || echo 'EINVAL: a tag is added, then given a value (SPEC 3.4)'"
-run "printf '+MGR:ID\\n!MGR:ID=abc\\n' > /proc/ptags/$pid"
+run "printf '+MGR:ID\\n!MGR:ID=abc\\n' | dd of=/proc/ptags/$pid bs=1M iflag=fullblock status=none"
 run "cat /proc/ptags/$pid"
 run 'ls /proc/ptags'
 
 say "the shell tags itself: one plain tag, one kept (@) tag"
-run "printf '+MGR:CONTAINER_ID\\n!MGR:CONTAINER_ID=abc\\n+@S:camera\\n' > /proc/ptags/\$\$"
+run "printf '+MGR:CONTAINER_ID\\n!MGR:CONTAINER_ID=abc\\n+@S:camera\\n' | dd of=/proc/ptags/\$\$ bs=1M iflag=fullblock status=none"
 run 'cat /proc/ptags/$$'
 
 say "a child (fork, no exec) inherits the whole set"
@@ -43,7 +46,7 @@ say "exec prunes tags without @, keeps @ tags (and their values)"
 run '/bin/cat /proc/ptags/self'
 
 say "writes are transactions: a failing line undoes the whole write"
-run "printf '+T:one\\n?T:missing\\n' > /proc/ptags/\$\$ || echo 'refused as a whole: T:one is not added'"
+run "printf '+T:one\\n?T:missing\\n' | dd of=/proc/ptags/\$\$ bs=1M iflag=fullblock status=none || echo 'refused as a whole: T:one is not added'"
 run 'cat /proc/ptags/$$'
 
 say "an unprivileged process cannot change tags (EPERM)"
