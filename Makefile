@@ -7,6 +7,7 @@
 #   make check           host unit tests + the whole in-guest suite; prints "N passed, M failed"
 #   make unit            host unit tests of the engine only (also under ASan/UBSan)
 #   make guest           in-guest suite only
+#   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
 #   make clean
 
 KVER ?= $(shell scripts/kernel.sh abi)
@@ -30,6 +31,9 @@ guest:
 run:
 	scripts/guest-test.sh --demo
 
+bench:
+	BUILD=$(BUILD)/bench scripts/guest-test.sh --bench
+
 check:
 	scripts/check.sh
 
@@ -37,4 +41,4 @@ clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit guest run check clean
+.PHONY: all module module-clean unit guest run bench check clean

@@ -6,6 +6,8 @@
 #
 #   scripts/guest-test.sh           run tests/guest/* (TAP on stdout)
 #   scripts/guest-test.sh --demo    run tests/qemu/demo.sh on the console
+#   scripts/guest-test.sh --bench   run tests/bench/bench.c (make bench): one
+#                                   boot, one CPU, clock counting instructions
 #
 # Environment:
 #   KVER          kernel ABI (default: scripts/kernel.sh abi)
@@ -33,17 +35,19 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
 
 demo=0
+bench=0
 case ${1:-} in
 --demo)	demo=1 ;;
+--bench) bench=1 ;;
 "")	;;
-*)	echo "usage: $0 [--demo]" >&2; exit 2 ;;
+*)	echo "usage: $0 [--demo|--bench]" >&2; exit 2 ;;
 esac
 
 KVER=${KVER:-$(scripts/kernel.sh abi)}
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
 TIMEOUT=${TIMEOUT:-1800}
-TEST_TIMEOUT=${TEST_TIMEOUT:-300}
+TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $bench = 1 ] && echo 3000 || echo 300)}
 QEMU_EXTRA=${QEMU_EXTRA:-}
 MODSRC=${MODSRC:-$repo}
 GUEST_TESTS=${GUEST_TESTS:-tests/guest}
@@ -99,6 +103,22 @@ if [ $rc != 0 ] || grep -qi 'warning' "$BUILD/module.log"; then
 fi
 check 0 "ptags.ko builds without warnings ($KVER)"
 
+# build_module NAME SRCDIR [MAKE ARGS]: a module for the benchmark.
+build_module() {
+	local name=$1 src=$2
+	shift 2
+	make -C "$kdir" M="$src" W=1 "$@" modules >"$BUILD/$name.log" 2>&1 ||
+		fatal "$name builds"
+}
+if [ $bench = 1 ]; then
+	rm -rf "$BUILD/src-floor" "$BUILD/kprobe-floor"
+	cp -a "$BUILD/src" "$BUILD/src-floor"
+	make -C "$kdir" M="$BUILD/src-floor" clean >/dev/null 2>&1
+	build_module ptags_floor "$BUILD/src-floor" CONFIG_PTAGS_FLOOR=y
+	cp -a tests/bench/kprobe-floor "$BUILD/kprobe-floor"
+	build_module kprobe_floor "$BUILD/kprobe-floor"
+fi
+
 # 2. The initramfs.
 root=$BUILD/initramfs
 rm -rf "$root"
@@ -112,6 +132,13 @@ cp "$BUILD/src/ptags.ko" "$root/ptags.ko"
 CFLAGS="-static -O2 -g -Wall -Wextra -Werror -pthread"
 gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
 cp tests/qemu/demo.sh "$root/demo.sh"
+if [ $bench = 1 ]; then
+	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
+	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
+	gcc $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c ||
+		fatal "tests/bench/bench.c compiles"
+	TESTS=none	# no test programs in the benchmark's initramfs
+fi
 
 wanted() { [ -z "$TESTS" ] || [[ " $TESTS " == *" $1 "* ]]; }
 ntests=0
@@ -150,6 +177,12 @@ append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
 append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
 [ $demo = 1 ] && append+=" ptdemo=1"
+accel=(-accel tcg -smp 2)
+if [ $bench = 1 ]; then
+	append+=" ptbench=1"
+	# GUIDE §2: the guest clock counts executed instructions.
+	accel=(-accel tcg,thread=single -icount shift=0 -smp 1)
+fi
 
 rm -f "$BUILD/console.log" "$BUILD/tap.out"
 if [ $demo = 1 ]; then
@@ -161,7 +194,7 @@ msg "booting $KVER ($ntests tests, timeout ${TIMEOUT}s); console: $BUILD/console
 start=$(date +%s)
 rc=0
 timeout --foreground -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 -accel tcg -cpu max -m 2048 -smp 2 \
+	qemu-system-x86_64 "${accel[@]}" -cpu max -m 2048 \
 		-nographic -no-reboot -monitor none -nic none \
 		-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
 		-chardev "$console" -serial chardev:con \

@@ -14,6 +14,7 @@
  *   pttests=a,b     run only these tests from /tests
  *   pttimeout=N     per-test timeout in seconds (default 300)
  *   ptdemo=1        run "/bin/sh /demo.sh" on the console instead
+ *   ptbench=1       run /bench (make bench), its report on the TAP port
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -358,6 +359,14 @@ static void demo(void)
 	report("demo", status);
 }
 
+static void bench(void)
+{
+	char *argv[] = { "/bench", NULL };
+
+	/* The benchmark loads and unloads the modules it compares itself. */
+	report("bench", run("bench", argv, tap_fd));
+}
+
 static void setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
@@ -410,6 +419,8 @@ int main(void)
 	say("# ptags guest: %s", cmdline);
 	if (param("ptdemo", val, sizeof(val)) && strcmp(val, "0"))
 		demo();
+	else if (param("ptbench", val, sizeof(val)) && strcmp(val, "0"))
+		bench();
 	else if (load_module()) {
 		run_tests();
 		check_counters();
