@@ -137,10 +137,10 @@ if [ $bench = 1 ]; then
 	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
 	gcc $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c ||
 		fatal "tests/bench/bench.c compiles"
-	TESTS=none	# no test programs in the benchmark's initramfs
 fi
 
-wanted() { [ -z "$TESTS" ] || [[ " $TESTS " == *" $1 "* ]]; }
+# The benchmark's initramfs has no test programs.
+wanted() { [ $bench = 0 ] && { [ -z "$TESTS" ] || [[ " $TESTS " == *" $1 "* ]]; }; }
 ntests=0
 for src in "$GUEST_TESTS"/*.c; do
 	[ -e "$src" ] || continue
