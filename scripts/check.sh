@@ -19,6 +19,8 @@ BUILD=${BUILD:-$repo/build}
 mkdir -p "$BUILD"
 BUILD=$(cd "$BUILD" && pwd)
 
+scripts/deps.sh base || { echo "check: cannot install the packages it needs"; echo "0 passed, 1 failed"; exit 1; }
+
 passed=0
 failed=0
 

@@ -43,6 +43,7 @@ case ${1:-} in
 *)	echo "usage: $0 [--demo|--bench]" >&2; exit 2 ;;
 esac
 
+scripts/deps.sh base || { echo "guest-test: cannot install the packages it needs" >&2; exit 1; }
 KVER=${KVER:-$(scripts/kernel.sh abi)}
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
@@ -177,7 +178,16 @@ append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
 append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
 [ $demo = 1 ] && append+=" ptdemo=1"
-accel=(-accel tcg -smp 2)
+# Two vCPUs, run by one host thread.  With QEMU 7.2's multi-threaded TCG we
+# saw both vCPUs spin for ever on a stale int3 in do_exit() after the kernel
+# live-patched a tracepoint's jump label during a module load while other
+# processes exited (memory held the new jmp; real CPUs cannot do that after
+# text_poke's serialising IPIs).  QEMU_TCG=multi brings it back.
+if [ "${QEMU_TCG:-single}" = multi ]; then
+	accel=(-accel tcg -smp 2)
+else
+	accel=(-accel tcg,thread=single -smp 2)
+fi
 if [ $bench = 1 ]; then
 	append+=" ptbench=1"
 	# GUIDE §2: the guest clock counts executed instructions.

@@ -1,0 +1,44 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Install the Debian packages a target needs, if they are missing.  Quick
+# when everything is there; needs root otherwise.  Every script that builds
+# or boots something calls this first, so that the README's commands work on
+# a fresh Debian 12 machine.
+#
+#   scripts/deps.sh [GROUP...]     default group: base
+#
+# Groups: base (build the module, the host tests and boot the guest).
+
+set -euo pipefail
+
+pkgs_base=(
+	build-essential gcc make clang libclang-rt-14-dev
+	qemu-system-x86 busybox-static cpio kmod libelf-dev bc python3
+)
+
+want=()
+for group in "${@:-base}"; do
+	var="pkgs_${group//-/_}[@]"
+	if ! declare -p "pkgs_${group//-/_}" >/dev/null 2>&1; then
+		echo "deps: unknown group $group" >&2
+		exit 2
+	fi
+	want+=("${!var}")
+done
+
+missing=()
+for p in "${want[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} = 0 ] && exit 0
+
+if [ "$(id -u)" != 0 ]; then
+	echo "deps: missing packages: ${missing[*]} (run as root, or install them)" >&2
+	exit 1
+fi
+echo "deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q >&2
+apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
