@@ -352,6 +352,8 @@ static void cell_child(const struct cell *c, const char *rights, bool allowed)
 	for (i = 0; rdesc[i]; i++)
 		if (rdesc[i] == '\n')
 			rdesc[i] = ' ';
+	if (rdesc[0] && rdesc[strlen(rdesc) - 1] == ' ')
+		rdesc[strlen(rdesc) - 1] = 0;
 	ok(e == want_err && pt_is(k.pid, want),
 	   "SPEC §6: before %s, '%s' %s (unprivileged child on itself, holding %s) -> %s (got %s)",
 	   state_name(c->before), c->op, allowed ? "allowed" : "not allowed", rdesc,
