@@ -243,6 +243,12 @@ static void storm(int type)
 	exec_argv[1] = "--stress-exec";
 	exec_argv[2] = typebuf;
 	exec_argv[3] = NULL;
+	/*
+	 * Publish our pid before saying we are ready: listers check the
+	 * storm workers as soon as all are ready, and the parent's own store
+	 * after fork() may come later.
+	 */
+	__atomic_store_n(&sh->storm[type], getpid(), __ATOMIC_SEQ_CST);
 	__atomic_fetch_add(&sh->ready, 1, __ATOMIC_SEQ_CST);
 
 	while (!sh->stop) {
