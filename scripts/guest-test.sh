@@ -19,6 +19,10 @@
 #   TIMEOUT       seconds for the whole boot (default 1800)
 #   TEST_TIMEOUT  seconds for each test inside the guest (default 300)
 #   QEMU_EXTRA    extra QEMU arguments
+#   MODTREE       a DKMS install made by scripts/dkms-build.sh (lib/modules/
+#                 KVER with depmod's files, and ptags.ko): the guest gets that
+#                 tree instead of a fresh build and loads it with "modprobe
+#                 ptags" (make matrix)
 #   MODSRC, GUEST_TESTS  where Kbuild+module/+include/ and the test .c files
 #                 come from (default: this tree, tests/guest); for testing the
 #                 harness itself
@@ -83,7 +87,9 @@ fatal() {
 	exit 1
 }
 
-vmlinuz=$(scripts/kernel.sh fetch "$KVER") || fatal "fetch kernel $KVER"
+MODTREE=${MODTREE:-}
+vmlinuz=$(scripts/kernel.sh fetch "$KVER" ${MODTREE:+image-only}) ||
+	fatal "fetch kernel $KVER"
 kdir=/lib/modules/$KVER/build
 
 # 1. The module, built from a private copy of its sources.
@@ -94,6 +100,12 @@ for f in Kbuild module include engine compat; do
 		cp -a "$MODSRC/$f" "$BUILD/src/"
 	fi
 done
+if [ -n "$MODTREE" ]; then
+	[ -e "$MODTREE/lib/modules/$KVER/modules.dep" ] && [ -e "$MODTREE/ptags.ko" ] ||
+		fatal "DKMS install tree $MODTREE has lib/modules/$KVER and ptags.ko"
+	cp "$MODTREE/ptags.ko" "$BUILD/src/ptags.ko"
+	check 0 "ptags.ko installed by DKMS for $KVER ($MODTREE)"
+else
 msg "building ptags.ko for $KVER"
 rc=0
 make -C "$kdir" M="$BUILD/src" W=1 modules >"$BUILD/module.log" 2>&1 || rc=$?
@@ -103,6 +115,7 @@ if [ $rc != 0 ] || grep -qi 'warning' "$BUILD/module.log"; then
 	fatal "ptags.ko builds without warnings"
 fi
 check 0 "ptags.ko builds without warnings ($KVER)"
+fi
 
 # build_module NAME SRCDIR [MAKE ARGS]: a module for the benchmark.
 build_module() {
@@ -129,6 +142,7 @@ mkdir -p "$root/usr"
 ln -s ../bin "$root/usr/bin"
 ln -s ../bin "$root/usr/sbin"
 cp "$BUILD/src/ptags.ko" "$root/ptags.ko"
+[ -n "$MODTREE" ] && cp -a "$MODTREE/lib" "$root/"
 
 CFLAGS="-static -O2 -g -Wall -Wextra -Werror -pthread"
 gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
@@ -178,6 +192,7 @@ append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
 append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
 [ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
 [ $demo = 1 ] && append+=" ptdemo=1"
+[ -n "$MODTREE" ] && append+=" ptmodprobe=1"
 # Two vCPUs, run by one host thread.  With QEMU 7.2's multi-threaded TCG we
 # saw both vCPUs spin for ever on a stale int3 in do_exit() after the kernel
 # live-patched a tracepoint's jump label during a module load while other

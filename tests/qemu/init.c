@@ -15,6 +15,7 @@
  *   pttimeout=N     per-test timeout in seconds (default 300)
  *   ptdemo=1        run "/bin/sh /demo.sh" on the console instead
  *   ptbench=1       run /bench (make bench), its report on the TAP port
+ *   ptmodprobe=1    load with "modprobe ptags" (from /lib/modules)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -250,18 +251,26 @@ static bool ptags_mounted(void)
 	return false;
 }
 
+/*
+ * ptmodprobe=1: the module is in /lib/modules (a DKMS install, depmod run):
+ * load it the way a user does.
+ */
 static bool load_module(void)
 {
-	char *argv[] = { "/bin/sh", "-c",
-			 "insmod /ptags.ko && cat /proc/ptags/$$", NULL };
+	char cmd[64], val[8];
+	char *argv[] = { "/bin/sh", "-c", cmd, NULL };
+	const char *how = "insmod /ptags.ko";
 	int status;
 
+	if (param("ptmodprobe", val, sizeof(val)) && strcmp(val, "0"))
+		how = "modprobe ptags";
+	snprintf(cmd, sizeof(cmd), "%s && cat /proc/ptags/$$", how);
 	say("# --- load");
 	status = run("load", argv, tap_fd);
-	if (!result(status == 0, "insmod /ptags.ko && cat /proc/ptags/$$ exited %d",
+	if (!result(status == 0, "%s exited %d", cmd,
 		    status == -1 ? -1 : WEXITSTATUS(status)))
 		return false;
-	return result(ptags_mounted(), "/proc/ptags is a ptags mount after insmod");
+	return result(ptags_mounted(), "/proc/ptags is a ptags mount after %s", how);
 }
 
 static int filter(const struct dirent *d)
