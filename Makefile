@@ -8,6 +8,7 @@
 #   make unit            host unit tests of the engine only (also under ASan/UBSan)
 #   make guest           in-guest suite only
 #   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
+#   make style           checkpatch.pl (kernel coding style) over the module
 #   make clean
 
 KVER ?= $(shell scripts/kernel.sh abi)
@@ -37,8 +38,11 @@ bench:
 check:
 	scripts/check.sh
 
+style:
+	scripts/style.sh
+
 clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit guest run bench check clean
+.PHONY: all module module-clean unit guest run bench check style clean

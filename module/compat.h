@@ -30,7 +30,6 @@
 #define PTAGS_EXIT_PROBE_ARGS	struct task_struct *p
 #endif
 
-
 /*
  * 6.7 stopped exposing i_atime/i_mtime/i_ctime directly and added
  * simple_inode_init_ts() ("fs: add infrastructure for multigrain timestamps").
@@ -41,7 +40,11 @@
 #else
 static inline void ptags_inode_init_times(struct inode *inode)
 {
-	inode->i_atime = inode->i_mtime = inode->i_ctime = current_time(inode);
+	struct timespec64 now = current_time(inode);
+
+	inode->i_atime = now;
+	inode->i_mtime = now;
+	inode->i_ctime = now;
 }
 #endif
 

@@ -42,7 +42,7 @@ struct ptags_file {
 
 /* What an open /proc/ptags directory remembers: the listing's snapshot. */
 struct ptags_dir {
-	struct mutex lock;
+	struct mutex lock;		/* serialises readers of the snapshot */
 	u32 *pids;
 	unsigned int n;
 	bool have_pids;
@@ -138,8 +138,8 @@ static ssize_t ptags_file_read(struct file *file, char __user *ubuf,
 		put_task_struct(task);
 	}
 	while (count) {
-		n = pt_set_render(f->snap, *ppos, page, min_t(size_t, count,
-							     PAGE_SIZE));
+		n = pt_set_render(f->snap, *ppos, page,
+				  min_t(size_t, count, PAGE_SIZE));
 		if (!n)
 			break;
 		if (copy_to_user(ubuf + done, page, n)) {

@@ -119,7 +119,7 @@ static void ptags_proc_remove(const struct signal_struct *sig)
 		} else {
 			WRITE_ONCE(proc->dead, true);
 			set = rcu_dereference_protected(proc->set,
-					lockdep_is_held(&proc->lock));
+							lockdep_is_held(&proc->lock));
 			RCU_INIT_POINTER(proc->set, NULL);
 			ptags_proc_unlink(proc, set);
 		}
