@@ -1,0 +1,499 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Host tests of libptags (no module needed): validation (SPEC §4), queries,
+ * parsing (SPEC §3.3), reading and listing against a fake root directory
+ * (files named by pid holding SPEC text), the exact bytes of transactions
+ * (SPEC §3.4), JSON output, messages, and the peer check's refusal of a
+ * peer that exited.  TAP on stdout.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include "ptags.h"
+
+static int tap_count, tap_failures;
+static char root[64];
+
+static bool __attribute__((format(printf, 2, 3))) ok(bool cond, const char *fmt, ...)
+{
+	va_list ap;
+
+	printf("%sok %d - ", cond ? "" : "not ", ++tap_count);
+	va_start(ap, fmt);
+	vprintf(fmt, ap);
+	va_end(ap);
+	putchar('\n');
+	fflush(stdout);
+	if (!cond)
+		tap_failures++;
+	return cond;
+}
+
+static void bail(const char *what)
+{
+	printf("Bail out! %s: %s\n", what, strerror(errno));
+	exit(2);
+}
+
+static void put_file(const char *name, const char *text)
+{
+	char path[512];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		bail(path);
+	close(fd);
+}
+
+static char *get_file(const char *name)
+{
+	static char buf[1 << 16];
+	char path[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", root, name);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = 0;
+	return buf;
+}
+
+static char *repeat(char c, size_t n)
+{
+	char *s = malloc(n + 1);
+
+	if (!s)
+		bail("malloc");
+	memset(s, c, n);
+	s[n] = 0;
+	return s;
+}
+
+static void test_names(void)
+{
+	static const struct { const char *s; int valid; } names[] = {
+		{ "a", 1 }, { "S:camera", 1 }, { ":x::a", 1 }, { "with space", 1 },
+		{ "caf\xc3\xa9", 1 }, { "ptags:add", 1 }, { "ptags:a:b:sub", 1 },
+		{ "ptags:S:others", 1 }, { "ptags:x:set", 1 },
+		{ "", 0 }, { "a=b", 0 }, { "a*", 0 }, { "@a", 0 }, { "a:", 0 },
+		{ "a\tb", 0 }, { "a\nb", 0 }, { "a\x7f", 0 }, { "ptags:myadd", 0 },
+		{ "ptags:x", 0 }, { "\xc0\x80", 0 }, { "\xed\xa0\x80", 0 },
+		{ "\xf4\x90\x80\x80", 0 }, { "\xe2\x82", 0 }, { "\x80", 0 },
+		{ "\xe0\x80\xaf", 0 }, { "\xf0\x80\x80\xaf", 0 },
+	};
+	const char *why;
+	char *big;
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		int r = ptags_name_valid(names[i].s, NULL);
+
+		ok(names[i].valid ? r == 0 : r == -EINVAL,
+		   "SPEC §4.1: name #%zu is %s", i, names[i].valid ? "valid" : "invalid");
+	}
+	big = repeat('n', PTAGS_NAME_MAX);
+	ok(!ptags_name_valid(big, NULL), "SPEC §4.1: a 4000-byte name is valid");
+	big = realloc(big, PTAGS_NAME_MAX + 2);
+	strcat(big, "n");
+	ok(ptags_name_valid(big, &why) == -EINVAL && strstr(why, "4000"),
+	   "SPEC §4.1: a 4001-byte name is not (%s)", why);
+	free(big);
+	why = NULL;
+	ok(ptags_name_valid("a=b", &why) == -EINVAL && why && !strcmp(why, "contains '='"),
+	   "the reason names the '='");
+}
+
+static void test_values_patterns(void)
+{
+	static const struct { const char *s; int valid; } pats[] = {
+		{ "S:*", 1 }, { ":*", 1 }, { "ptags:*", 1 }, { "a:b:*", 1 }, { "a", 1 },
+		{ "*", 0 }, { "a*", 0 }, { "a:b*", 0 }, { "@a:*", 0 }, { "a:*:*", 0 },
+		{ "a=b:*", 0 }, { "ptags:foo", 0 },
+	};
+	static const struct { const char *s; int valid; } queries[] = {
+		{ "S:x=v", 1 }, { "S:x=a=b", 1 }, { "S:*", 1 }, { "S:x", 1 },
+		{ "S:*=v", 0 }, { "=v", 0 }, { "S:x=", 0 }, { "S:x=\x01", 0 }, { "", 0 },
+	};
+	char *big;
+	size_t i;
+
+	for (i = 0; i < sizeof(pats) / sizeof(pats[0]); i++)
+		ok(pats[i].valid ? !ptags_pattern_valid(pats[i].s, NULL) :
+		   ptags_pattern_valid(pats[i].s, NULL) == -EINVAL,
+		   "SPEC §4.3: pattern '%s' is %s", pats[i].s,
+		   pats[i].valid ? "valid" : "invalid");
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++)
+		ok(queries[i].valid ? !ptags_query_valid(queries[i].s, NULL) :
+		   ptags_query_valid(queries[i].s, NULL) == -EINVAL,
+		   "query #%zu is %s", i, queries[i].valid ? "valid" : "invalid");
+	ok(!ptags_value_valid("", NULL), "SPEC §4.2: an empty value is valid");
+	ok(!ptags_value_valid("a=b *@:", NULL), "SPEC §4.2: '=', '*', '@', ':' in values");
+	ok(ptags_value_valid("a\nb", NULL) == -EINVAL, "SPEC §4.2: no newline in values");
+	ok(ptags_value_valid("a\x7f", NULL) == -EINVAL, "SPEC §4.2: no DEL in values");
+	big = repeat('v', PTAGS_VALUE_MAX);
+	ok(!ptags_value_valid(big, NULL), "SPEC §4.2: a 32700-byte value is valid");
+	free(big);
+	big = repeat('v', PTAGS_VALUE_MAX + 1);
+	ok(ptags_value_valid(big, NULL) == -EINVAL, "SPEC §4.2: 32701 bytes are not");
+	free(big);
+}
+
+static void test_match(void)
+{
+	static const struct {
+		const char *q, *name, *value;
+		int r;
+	} m[] = {
+		{ "S:*", "S:A:B.c", NULL, 1 }, { "S:*", "S:X", "v", 1 },
+		{ "S:*", "S", NULL, 0 }, { "S:*", "X", NULL, 0 },
+		{ ":*", ":x", NULL, 1 }, { ":*", "x:", NULL, 0 },
+		{ "S:x", "S:x", "v", 1 }, { "S:x", "S:xy", NULL, 0 },
+		{ "S:x=v", "S:x", "v", 1 }, { "S:x=v", "S:x", "vv", 0 },
+		{ "S:x=v", "S:x", NULL, 0 }, { "S:x=v", "S:xy", "v", 0 },
+		{ "S:x=a=b", "S:x", "a=b", 1 }, { "a*", "a", NULL, -EINVAL },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
+		ok(ptags_match(m[i].q, m[i].name, m[i].value) == m[i].r,
+		   "match '%s' against %s%s%s -> %d", m[i].q, m[i].name,
+		   m[i].value ? "=" : "", m[i].value ? m[i].value : "", m[i].r);
+}
+
+static void test_parse(void)
+{
+	const char *text = "a-tag\n@b-tag\nc-tag=value-of-c=tag\n@d=v\n";
+	const struct ptags_tag *t;
+	struct ptags_set *set;
+	int r;
+
+	r = ptags_parse(text, strlen(text), &set);
+	if (!ok(r == 0 && ptags_set_count(set) == 4, "SPEC §3.3: four lines parse"))
+		return;
+	t = ptags_set_tag(set, 0);
+	ok(!strcmp(t->name, "a-tag") && !t->value && !t->keep, "plain tag");
+	t = ptags_set_tag(set, 1);
+	ok(!strcmp(t->name, "b-tag") && !t->value && t->keep, "'@' is the keep flag");
+	t = ptags_set_tag(set, 2);
+	ok(!strcmp(t->name, "c-tag") && !strcmp(t->value, "value-of-c=tag") && !t->keep,
+	   "the value is everything after the first '='");
+	t = ptags_set_tag(set, 3);
+	ok(!strcmp(t->name, "d") && !strcmp(t->value, "v") && t->keep, "kept tag with value");
+	ok(ptags_set_tag(set, 4) == NULL, "tag index out of range gives NULL");
+	ok(ptags_set_find(set, "c-tag") == ptags_set_tag(set, 2) &&
+	   !ptags_set_find(set, "c"), "find by exact name");
+	ok(ptags_set_match(set, "c-tag=value-of-c=tag") == 1 &&
+	   ptags_set_match(set, "zz:*") == 0 && ptags_set_match(set, "d=w") == 0,
+	   "set match: NAME=VALUE, pattern");
+	ptags_set_free(set);
+	ok(ptags_parse("", 0, &set) == 0 && ptags_set_count(set) == 0, "empty text: no tags");
+	ptags_set_free(set);
+	ok(ptags_parse("a\nb", 3, &set) == -EINVAL && !set, "missing final newline: EINVAL");
+	ok(ptags_parse("a\n\n", 3, &set) == -EINVAL, "empty line: EINVAL");
+	ok(ptags_parse("@\n", 2, &set) == -EINVAL, "'@' alone: EINVAL");
+	ok(ptags_parse("a\0b\n", 4, &set) == -EINVAL, "NUL byte: EINVAL");
+}
+
+static void test_root_read(void)
+{
+	struct ptags_set *set = NULL;
+	char path[512];
+	int r;
+
+	ok(!strcmp(ptags_root(), root), "PTAGS_ROOT sets the root (%s)", ptags_root());
+	put_file("123", "MGR:ID=abc\n@S:camera\n");
+	r = ptags_read(123, &set);
+	ok(r == 0 && ptags_set_count(set) == 2, "read a fake entry (%d)", r);
+	ptags_set_free(set);
+	ok(ptags_read(124, &set) == -ESRCH && !set, "missing entry: -ESRCH");
+	ok(ptags_has(123, "S:camera") == 1 && ptags_has(123, "MGR:ID=abc") == 1 &&
+	   ptags_has(123, "MGR:ID=abd") == 0 && ptags_has(123, "X:*") == 0,
+	   "has: name, NAME=VALUE, pattern");
+	ok(ptags_has(123, "bad*") == -EINVAL, "has: invalid query -EINVAL");
+	ok(ptags_has(124, "S:*") == -ESRCH, "has: missing process -ESRCH");
+	snprintf(path, sizeof(path), "%s/self", root);
+	if (symlink("123", path))
+		bail("symlink");
+	r = ptags_read(0, &set);
+	ok(r == 0 && ptags_set_count(set) == 2, "pid 0 reads ROOT/self");
+	ptags_set_free(set);
+
+	ok(ptags_set_root("/nonexistent/ptags") == 0 &&
+	   !strcmp(ptags_root(), "/nonexistent/ptags"), "ptags_set_root overrides PTAGS_ROOT");
+	ok(ptags_read(123, &set) == -ENODEV, "missing root: -ENODEV");
+	{
+		struct ptags_proc *procs;
+		size_t n;
+
+		ok(ptags_list(NULL, &procs, &n) == -ENODEV, "list with a missing root: -ENODEV");
+	}
+	ptags_set_root(NULL);
+	ok(!strcmp(ptags_root(), root), "ptags_set_root(NULL): back to PTAGS_ROOT");
+	put_file("bad", "x\n");
+	put_file("125", "no-newline");
+	ok(ptags_read(125, &set) == -EINVAL, "malformed entry text: -EINVAL");
+	snprintf(path, sizeof(path), "%s/125", root);
+	unlink(path);
+}
+
+static void test_list(void)
+{
+	struct ptags_proc *procs;
+	char path[512];
+	size_t n;
+	int r;
+
+	put_file("40", "MGR:CONTAINER_ID=abc\nS:x\n");
+	put_file("300", "MGR:CONTAINER_ID=def\n");
+	put_file("5", "MGR:CONTAINER_ID=abc\n@T\n");
+	put_file("12x", "S:x\n");
+	snprintf(path, sizeof(path), "%s/77", root);
+	if (symlink("gone", path))	/* a process that exits while listing */
+		bail("symlink");
+	r = ptags_list(NULL, &procs, &n);
+	ok(r == 0 && n == 4 && procs[0].pid == 5 && procs[1].pid == 40 &&
+	   procs[2].pid == 123 && procs[3].pid == 300,
+	   "SPEC §3.2: list numeric entries sorted by pid, skip self/junk/vanished (%d, %zu)",
+	   r, n);
+	ok(r == 0 && ptags_set_count(procs[1].tags) == 2, "each entry carries all its tags");
+	ptags_list_free(procs, n);
+	r = ptags_list("MGR:CONTAINER_ID=abc", &procs, &n);
+	ok(r == 0 && n == 2 && procs[0].pid == 5 && procs[1].pid == 40,
+	   "filter NAME=VALUE: who is in container abc");
+	ptags_list_free(procs, n);
+	r = ptags_list("S:*", &procs, &n);
+	ok(r == 0 && n == 2 && procs[0].pid == 40 && procs[1].pid == 123, "filter by pattern");
+	ptags_list_free(procs, n);
+	r = ptags_list("nobody", &procs, &n);
+	ok(r == 0 && n == 0, "filter matching nothing: empty list");
+	ptags_list_free(procs, n);
+	ok(ptags_list("x*", &procs, &n) == -EINVAL, "invalid filter: -EINVAL");
+	unlink(path);
+}
+
+static void test_txn(void)
+{
+	static const char expect[] =
+		"+a\n+@S:b\n-c\n-S:*\n-\n!d=v a=1\n!e\n?f\n+@f\n+@K:*\n+@\n"
+		"-@g\n-@G:*\n-@\n?h\n?H:*\n?\n?@i\n?@\n";
+	struct ptags_txn *t = ptags_txn_new();
+	const char *text;
+	size_t len;
+	int r = 0;
+
+	r |= ptags_txn_add(t, "a");
+	r |= ptags_txn_add_kept(t, "S:b");
+	r |= ptags_txn_remove(t, "c");
+	r |= ptags_txn_remove(t, "S:*");
+	r |= ptags_txn_remove_all(t);
+	r |= ptags_txn_set_value(t, "d", "v a=1");
+	r |= ptags_txn_clear_value(t, "e");
+	r |= ptags_txn_keep(t, "f");
+	r |= ptags_txn_keep(t, "K:*");
+	r |= ptags_txn_keep_all(t);
+	r |= ptags_txn_unkeep(t, "g");
+	r |= ptags_txn_unkeep(t, "G:*");
+	r |= ptags_txn_unkeep_all(t);
+	r |= ptags_txn_require(t, "h");
+	r |= ptags_txn_require(t, "H:*");
+	r |= ptags_txn_require(t, NULL);
+	r |= ptags_txn_require_kept(t, "i");
+	r |= ptags_txn_require_kept(t, NULL);
+	text = ptags_txn_text(t, &len);
+	ok(r == 0 && len == strlen(expect) && !memcmp(text, expect, len),
+	   "SPEC §3.4: every helper gives its exact line");
+	put_file("900", "");
+	ok(ptags_txn_commit(t, 900) == 0 && !strcmp(get_file("900"), expect),
+	   "commit writes exactly those bytes");
+	ok(ptags_txn_commit(t, 901) == -ESRCH, "commit to a missing process: -ESRCH");
+	ptags_txn_free(t);
+
+	t = ptags_txn_new();
+	ok(ptags_txn_add(t, "ok") == 0 && ptags_txn_add(t, "a\n+ptags:add") == -EINVAL,
+	   "a name cannot inject a line");
+	ok(ptags_txn_add(t, "later") == 0, "helpers keep working after an error");
+	put_file("900", "");
+	ok(ptags_txn_commit(t, 900) == -EINVAL && !strcmp(get_file("900"), ""),
+	   "commit returns the first helper error and writes nothing");
+	ptags_txn_free(t);
+
+	t = ptags_txn_new();
+	ok(ptags_txn_set_value(t, "a", "") == -EINVAL, "set_value with an empty value: -EINVAL");
+	ptags_txn_free(t);
+	t = ptags_txn_new();
+	ok(ptags_txn_set_value(t, "a", "x\ny") == -EINVAL &&
+	   ptags_txn_remove(t, "a*") == -EINVAL && ptags_txn_add(t, "S:*") == -EINVAL &&
+	   ptags_txn_add_kept(t, "ptags:foo") == -EINVAL,
+	   "invalid values, patterns and names are refused");
+	ptags_txn_free(t);
+
+	t = ptags_txn_new();
+	text = ptags_txn_text(t, &len);
+	put_file("900", "old");
+	ok(len == 0 && !strcmp(text, "") && ptags_txn_commit(t, 900) == 0 &&
+	   !strcmp(get_file("900"), "old"), "an empty transaction writes nothing");
+	ptags_txn_free(t);
+	ok(ptags_write_text(900, "+x\n", 3) == 0 && !strncmp(get_file("900"), "+x\n", 3),
+	   "write_text writes the raw text");
+	ok(ptags_max_write() < 0 || ptags_max_write() > 0,
+	   "max_write: a value or an error (%ld)", ptags_max_write());
+}
+
+static void test_json(void)
+{
+	struct ptags_set *set;
+	char *j;
+	const char *text = "a\"b\\c\n@q=caf\xc3\xa9 \xe2\x82\xac\n";
+
+	j = ptags_json_string("plain");
+	ok(j && !strcmp(j, "\"plain\""), "JSON: plain string");
+	free(j);
+	j = ptags_json_string("q\"b\\s/\x01\x1f\x7f");
+	ok(j && !strcmp(j, "\"q\\\"b\\\\s/\\u0001\\u001f\\u007f\""),
+	   "JSON: quote, backslash, control characters escaped (%s)", j);
+	free(j);
+	j = ptags_json_string("\xc3\xa9\xf0\x9f\x98\x80");
+	ok(j && !strcmp(j, "\"\xc3\xa9\xf0\x9f\x98\x80\""), "JSON: valid UTF-8 passes");
+	free(j);
+	j = ptags_json_string("a\xff" "b\xc3" "c\xed\xa0\x80");
+	ok(j && !strcmp(j, "\"a\\ufffdb\\ufffdc\\ufffd\\ufffd\\ufffd\""),
+	   "JSON: invalid UTF-8 bytes become U+FFFD (%s)", j);
+	free(j);
+	if (ptags_parse(text, strlen(text), &set))
+		bail("parse");
+	j = ptags_set_json(set, NULL);
+	ok(j && !strcmp(j, "[{\"name\":\"a\\\"b\\\\c\",\"value\":null,\"keep\":false},"
+			"{\"name\":\"q\",\"value\":\"caf\xc3\xa9 \xe2\x82\xac\",\"keep\":true}]"),
+	   "JSON: a set (%s)", j);
+	free(j);
+	j = ptags_set_json(set, "q");
+	ok(j && !strcmp(j, "[{\"name\":\"q\",\"value\":\"caf\xc3\xa9 \xe2\x82\xac\",\"keep\":true}]"),
+	   "JSON: only the matching tags");
+	free(j);
+	ptags_set_free(set);
+	j = ptags_set_json(NULL, NULL);
+	ok(j && !strcmp(j, "[]"), "JSON: no set is []");
+	free(j);
+}
+
+static void test_messages(void)
+{
+	char buf[512];
+	int n;
+
+	ok(!strcmp(ptags_strerror(-EPERM), "permission denied") &&
+	   !strcmp(ptags_strerror(EPERM), "permission denied") &&
+	   !strcmp(ptags_strerror(-ENOENT), "no such tag") &&
+	   !strcmp(ptags_strerror(-ESRCH), "no such process") &&
+	   !strcmp(ptags_strerror(-E2BIG), "transaction larger than max_write"),
+	   "strerror in ptags terms");
+	n = ptags_explain(buf, sizeof(buf), -EPERM, PTAGS_OP_ADD, "S:x", 1);
+	ok(n == (int)strlen(buf) &&
+	   !strcmp(buf, "the writer needs ptags:S:add and ptags:S:others, or CAP_MAC_ADMIN"),
+	   "explain EPERM on add to another process: %s", buf);
+	ptags_explain(buf, sizeof(buf), -EPERM, PTAGS_OP_REMOVE, "S:x", 0);
+	ok(!strcmp(buf, "the writer needs ptags:S:sub, or CAP_MAC_ADMIN"),
+	   "explain EPERM on remove from itself: %s", buf);
+	ptags_explain(buf, sizeof(buf), -EPERM, PTAGS_OP_SET, "ptags:x:add", 1);
+	ok(!strcmp(buf, "the writer needs ptags:ptags:set and ptags:ptags:others, or CAP_MAC_ADMIN"),
+	   "explain EPERM on a permission tag: %s", buf);
+	ptags_explain(buf, sizeof(buf), -ENODEV, PTAGS_OP_READ, NULL, 0);
+	ok(strstr(buf, root) && strstr(buf, "modprobe ptags"), "explain ENODEV names the root");
+	n = ptags_explain(buf, 8, -E2BIG, PTAGS_OP_WRITE, NULL, 0);
+	ok(n > 8 && strlen(buf) == 7, "explain truncates like snprintf");
+	ptags_explain(buf, sizeof(buf), -EIO, PTAGS_OP_WRITE, NULL, 0);
+	ok(!strcmp(buf, ""), "explain has nothing to add for EIO");
+}
+
+/* The peer check on the host: the fake root holds the client's tags. */
+static void test_peer(void)
+{
+	struct sockaddr_un addr = { .sun_family = AF_UNIX };
+	struct ptags_peer peer = { 0 };
+	struct ptags_set *set = NULL;
+	int srv, c, pfd[2], status, r;
+	char name[32], byte;
+	pid_t child;
+
+	snprintf(addr.sun_path, sizeof(addr.sun_path), "%s/sock", root);
+	srv = socket(AF_UNIX, SOCK_STREAM, 0);
+	if (srv < 0 || bind(srv, (struct sockaddr *)&addr, sizeof(addr)) || listen(srv, 4) ||
+	    pipe(pfd))
+		bail("socket");
+	fflush(stdout);
+	child = fork();
+	if (!child) {
+		int s = socket(AF_UNIX, SOCK_STREAM, 0);
+
+		if (connect(s, (struct sockaddr *)&addr, sizeof(addr)))
+			_exit(1);
+		if (read(pfd[0], &byte, 1) != 1)	/* wait for the verdict */
+			_exit(1);
+		_exit(0);
+	}
+	snprintf(name, sizeof(name), "%d", (int)child);
+	put_file(name, "S:camera=front\n");
+	c = accept(srv, NULL, NULL);
+	r = ptags_peer_read(c, 0, &peer, &set);
+	ok(r == 0 && peer.pid == child && ptags_set_count(set) == 1 &&
+	   (peer.method == PTAGS_PEER_SO_PEERPIDFD || peer.method == PTAGS_PEER_PIDFD_OPEN),
+	   "peer_read: the connected child's tags (%d, method %d)", r, peer.method);
+	ptags_set_free(set);
+	ok(ptags_peer_has(c, "S:camera=front", 0) == 1 && ptags_peer_has(c, "S:mic", 0) == 0,
+	   "peer_has: yes and no");
+	ok(ptags_peer_has(c, "bad*", 0) == -EINVAL, "peer_has: invalid query");
+	if (write(pfd[1], "x", 1) != 1)
+		bail("write");
+	waitpid(child, &status, 0);
+	/* The child is gone (reaped), its entry still in the fake root. */
+	r = ptags_peer_has(c, "S:camera", 0);
+	ok(r == -ESRCH, "peer_has: a peer that exited gives -ESRCH, not yes (%d)", r);
+	close(c);
+	ok(ptags_peer_has(pfd[0], "S:x", 0) == -ENOTSOCK, "peer_has on a pipe: -ENOTSOCK");
+	close(srv);
+	close(pfd[0]);
+	close(pfd[1]);
+	unlink(addr.sun_path);
+}
+
+int main(void)
+{
+	char cmd[600];
+
+	snprintf(root, sizeof(root), "/tmp/ptags-libtest.XXXXXX");
+	if (!mkdtemp(root))
+		bail("mkdtemp");
+	setenv("PTAGS_ROOT", root, 1);
+	test_names();
+	test_values_patterns();
+	test_match();
+	test_parse();
+	test_root_read();
+	test_list();
+	test_txn();
+	test_json();
+	test_messages();
+	test_peer();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
+	if (system(cmd))
+		printf("# could not remove %s\n", root);
+	printf("1..%d\n", tap_count);
+	return tap_failures ? 1 : 0;
+}

@@ -1,0 +1,694 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptags: show and change the tags of processes (see ptags.1).
+ *
+ * Every change is one transaction built with libptags and sent in one
+ * write(2) (SPEC §3.4): all of a command's arguments apply, or none does.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ptags.h"
+
+/* Exit codes (documented in ptags.1 and --help). */
+enum {
+	EX_OK = 0,
+	EX_NO = 1,		/* has: no; ps: nothing matched */
+	EX_USAGE = 2,
+	EX_PERM = 3,		/* EPERM, EACCES */
+	EX_NOPROC = 4,		/* ESRCH */
+	EX_INVALID = 5,		/* EINVAL: name, value, pattern, line */
+	EX_NOTAG = 6,		/* ENOENT: a '!' or '?' line found nothing */
+	EX_LIMIT = 7,		/* ECANCELED, E2BIG */
+	EX_NOPTAGS = 8,		/* ENODEV: module not loaded */
+	EX_OTHER = 9,
+};
+
+static int json;
+
+static const char usage_text[] =
+"Usage: ptags [--json] [--root DIR] [PID...]\n"
+"       ptags [--root DIR] COMMAND ...\n"
+"\n"
+"Show the tags of each PID; without PID, those of the parent process (the\n"
+"shell that ran ptags: ptags itself was just exec'ed and keeps only kept tags).\n"
+"\n"
+"Commands (each is ONE transaction: all arguments apply, or none does):\n"
+"  add PID [@]NAME[=VALUE]...      add tags (@: keep flag; =VALUE: set a value)\n"
+"  rm PID NAME|PREFIX:*|--all...   remove tags\n"
+"  set PID NAME=VALUE...           set the value of existing tags\n"
+"  unset PID NAME...               remove the value of tags\n"
+"  keep PID NAME|PREFIX:*|--all... set the keep flag (the tag survives execve)\n"
+"  unkeep PID NAME|PREFIX:*|--all... clear the keep flag\n"
+"  has PID NAME|PREFIX:*|NAME=VALUE  exit 0 if PID has a matching tag, 1 if not\n"
+"  apply PID [FILE]                send FILE (default: standard input) as one\n"
+"                                  transaction of SPEC protocol lines\n"
+"  ps [NAME|PREFIX:*|NAME=VALUE]   tagged processes: pid, command, matching tags\n"
+"  exec [--tag NAME[=VALUE]]... -- CMD [ARG...]\n"
+"                                  add kept tags to itself, then execute CMD\n"
+"\n"
+"Options:\n"
+"  --json      listings (PID..., ps) as JSON\n"
+"  --root DIR  use DIR instead of $PTAGS_ROOT or /proc/ptags\n"
+"  -h, --help  this text;  -V, --version\n"
+"\n"
+"Exit status: 0 success, 1 no (has, ps without match), 2 usage error,\n"
+"3 permission denied, 4 no such process, 5 invalid name, value, pattern or\n"
+"line, 6 no such tag (a value or guard needs one), 7 limit (max_tags,\n"
+"max_bytes, max_write), 8 ptags not available, 9 other error; exec: 126/127\n"
+"when CMD cannot be run.  See ptags(1).\n";
+
+static int __attribute__((format(printf, 1, 2))) usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("ptags: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\nTry 'ptags --help'.\n", stderr);
+	return EX_USAGE;
+}
+
+static int exit_code(int err)
+{
+	switch (err < 0 ? -err : err) {
+	case 0:
+		return EX_OK;
+	case EPERM:
+	case EACCES:
+		return EX_PERM;
+	case ESRCH:
+		return EX_NOPROC;
+	case EINVAL:
+		return EX_INVALID;
+	case ENOENT:
+		return EX_NOTAG;
+	case ECANCELED:
+	case E2BIG:
+		return EX_LIMIT;
+	case ENODEV:
+		return EX_NOPTAGS;
+	default:
+		return EX_OTHER;
+	}
+}
+
+/* "ptags: cannot WHAT: MESSAGE (EXPLANATION)"; returns the exit code. */
+static int __attribute__((format(printf, 5, 6)))
+report(int err, enum ptags_op op, const char *name, pid_t pid,
+       const char *fmt, ...)
+{
+	char why[512];
+	va_list ap;
+
+	ptags_explain(why, sizeof(why), err, op, name,
+		      pid != 0 && pid != getpid());
+	fputs("ptags: cannot ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, ": %s", ptags_strerror(err));
+	if (*why)
+		fprintf(stderr, " (%s)", why);
+	fputc('\n', stderr);
+	return exit_code(err);
+}
+
+static int parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	if (!strcmp(s, "self")) {
+		*pid = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x7fffffff)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+static const char *pid_str(pid_t pid)
+{
+	static char buf[32];
+
+	if (!pid)
+		return "self";
+	snprintf(buf, sizeof(buf), "%d", (int)pid);
+	return buf;
+}
+
+/* Print @s as a JSON string to stdout. */
+static int put_json(const char *s)
+{
+	char *j = ptags_json_string(s);
+
+	if (!j)
+		return -ENOMEM;
+	fputs(j, stdout);
+	free(j);
+	return 0;
+}
+
+static void print_tag(const struct ptags_tag *t)
+{
+	printf("%s%s%s%s", t->keep ? "@" : "", t->name, t->value ? "=" : "",
+	       t->value ? t->value : "");
+}
+
+/* ---- ptags [PID...] ---- */
+
+static int cmd_show(int argc, char **argv)
+{
+	pid_t pids[argc ? argc : 1];
+	int i, n, rc = EX_OK, shown = 0;
+
+	if (!argc) {
+		pids[0] = getppid();
+		n = 1;
+	} else {
+		for (i = 0; i < argc; i++)
+			if (parse_pid(argv[i], &pids[i]))
+				return usage_error("not a process id: '%s'", argv[i]);
+		n = argc;
+	}
+	if (json)
+		putchar('[');
+	for (i = 0; i < n; i++) {
+		struct ptags_set *set;
+		size_t k;
+		int err;
+
+		err = ptags_read(pids[i], &set);
+		if (err) {
+			rc = report(err, PTAGS_OP_READ, NULL, pids[i],
+				    "read the tags of %s", pid_str(pids[i]));
+			continue;
+		}
+		if (json) {
+			char *j = ptags_set_json(set, NULL);
+
+			if (!j) {
+				ptags_set_free(set);
+				return report(-ENOMEM, PTAGS_OP_READ, NULL, 0, "print");
+			}
+			printf("%s{\"pid\":%d,\"tags\":%s}", shown ? "," : "",
+			       pids[i] ? (int)pids[i] : (int)getpid(), j);
+			free(j);
+		} else {
+			for (k = 0; k < ptags_set_count(set); k++) {
+				if (n > 1)
+					printf("%s\t", pid_str(pids[i]));
+				print_tag(ptags_set_tag(set, k));
+				putchar('\n');
+			}
+		}
+		shown++;
+		ptags_set_free(set);
+	}
+	if (json)
+		puts("]");
+	return rc;
+}
+
+/* ---- changes ---- */
+
+/* Validate @s as a name (@pattern_ok: or a pattern); message on failure. */
+static int check_name(const char *s, int pattern_ok)
+{
+	const char *why = "";
+
+	if (pattern_ok ? ptags_pattern_valid(s, &why) : ptags_name_valid(s, &why)) {
+		fprintf(stderr, "ptags: invalid tag %s '%s': %s (SPEC §4)\n",
+			pattern_ok ? "name or pattern" : "name", s, why);
+		return EX_INVALID;
+	}
+	return 0;
+}
+
+static int check_value(const char *name, const char *v)
+{
+	const char *why = "";
+
+	if (!*v) {
+		fprintf(stderr, "ptags: empty value for '%s': there are no empty values; 'ptags unset' removes a value\n",
+			name);
+		return EX_INVALID;
+	}
+	if (ptags_value_valid(v, &why)) {
+		fprintf(stderr, "ptags: invalid value for '%s': %s (SPEC §4.2)\n",
+			name, why);
+		return EX_INVALID;
+	}
+	return 0;
+}
+
+/* Join @argv for messages ("a, b, c"), at most @size bytes. */
+static void join(char *buf, size_t size, int argc, char **argv)
+{
+	size_t len = 0;
+	int i;
+
+	buf[0] = 0;
+	for (i = 0; i < argc && len + 1 < size; i++)
+		len += snprintf(buf + len, size - len, "%s%s", i ? ", " : "",
+				argv[i]);
+	if (len >= size && size > 4)
+		strcpy(buf + size - 4, "...");
+}
+
+struct change {
+	const char *cmd;
+	enum ptags_op op;
+	const char *verb;	/* "add %s to %s" */
+	int all_ok;		/* accepts --all */
+};
+
+static const struct change changes[] = {
+	{ "add", PTAGS_OP_ADD, "add %s to %s", 0 },
+	{ "rm", PTAGS_OP_REMOVE, "remove %s from %s", 1 },
+	{ "set", PTAGS_OP_SET, "set %s on %s", 0 },
+	{ "unset", PTAGS_OP_SET, "unset the value of %s on %s", 0 },
+	{ "keep", PTAGS_OP_KEEP, "keep %s on %s", 1 },
+	{ "unkeep", PTAGS_OP_UNKEEP, "unkeep %s on %s", 1 },
+};
+
+/* Add one argument of @c to @txn; an exit code on invalid input. */
+static int build_arg(const struct change *c, struct ptags_txn *txn, char *arg)
+{
+	char *eq, *name = arg;
+	int keep = 0, rc;
+
+	if (c->all_ok && (!strcmp(arg, "--all") || !strcmp(arg, "-a"))) {
+		if (c->op == PTAGS_OP_REMOVE)
+			return ptags_txn_remove_all(txn) ? EX_OTHER : 0;
+		if (c->op == PTAGS_OP_KEEP)
+			return ptags_txn_keep_all(txn) ? EX_OTHER : 0;
+		return ptags_txn_unkeep_all(txn) ? EX_OTHER : 0;
+	}
+	switch (c->op) {
+	case PTAGS_OP_ADD:
+		if (*name == '@') {
+			keep = 1;
+			name++;
+		}
+		eq = strchr(name, '=');
+		if (eq)
+			*eq = 0;
+		rc = check_name(name, 0);
+		if (!rc && eq)
+			rc = check_value(name, eq + 1);
+		if (rc)
+			return rc;
+		if (keep)
+			ptags_txn_add_kept(txn, name);
+		else
+			ptags_txn_add(txn, name);
+		if (eq) {
+			ptags_txn_set_value(txn, name, eq + 1);
+			*eq = '=';
+		}
+		return 0;
+	case PTAGS_OP_SET:
+		if (!strcmp(c->cmd, "unset")) {
+			rc = check_name(name, 0);
+			return rc ? rc : (ptags_txn_clear_value(txn, name) ? EX_OTHER : 0);
+		}
+		eq = strchr(name, '=');
+		if (!eq)
+			return usage_error("set takes NAME=VALUE, not '%s'", arg);
+		*eq = 0;
+		rc = check_name(name, 0);
+		if (!rc)
+			rc = check_value(name, eq + 1);
+		if (!rc)
+			ptags_txn_set_value(txn, name, eq + 1);
+		*eq = '=';
+		return rc;
+	case PTAGS_OP_REMOVE:
+		rc = check_name(name, 1);
+		return rc ? rc : (ptags_txn_remove(txn, name) ? EX_OTHER : 0);
+	case PTAGS_OP_KEEP:
+		rc = check_name(name, 1);
+		return rc ? rc : (ptags_txn_keep(txn, name) ? EX_OTHER : 0);
+	default:
+		rc = check_name(name, 1);
+		return rc ? rc : (ptags_txn_unkeep(txn, name) ? EX_OTHER : 0);
+	}
+}
+
+static int cmd_change(const struct change *c, int argc, char **argv)
+{
+	struct ptags_txn *txn;
+	char names[1024], target[64];
+	const char *one = NULL;
+	pid_t pid;
+	int i, rc = 0, err;
+
+	if (argc < 2)
+		return usage_error("%s needs a PID and at least one tag", c->cmd);
+	if (parse_pid(argv[0], &pid))
+		return usage_error("not a process id: '%s'", argv[0]);
+	txn = ptags_txn_new();
+	if (!txn)
+		return report(-ENOMEM, c->op, NULL, 0, "%s", c->cmd);
+	for (i = 1; i < argc && !rc; i++)
+		rc = build_arg(c, txn, argv[i]);
+	if (rc) {
+		ptags_txn_free(txn);
+		return rc;
+	}
+	err = ptags_txn_commit(txn, pid);
+	ptags_txn_free(txn);
+	if (!err)
+		return EX_OK;
+	join(names, sizeof(names), argc - 1, argv + 1);
+	if (argc == 2) {
+		/* Explain with the bare name: no '@', no '=VALUE'. */
+		static char bare[PTAGS_NAME_MAX + 1];
+
+		snprintf(bare, sizeof(bare), "%s", argv[1] + (argv[1][0] == '@'));
+		bare[strcspn(bare, "=")] = 0;
+		one = strcmp(bare, "--all") && strcmp(bare, "-a") ? bare : NULL;
+	}
+	snprintf(target, sizeof(target), "%s", pid_str(pid));
+	return report(err, c->op, one, pid, c->verb, names, target);
+}
+
+/* ---- has ---- */
+
+static int check_query(const char *q)
+{
+	const char *why = "";
+
+	if (ptags_query_valid(q, &why)) {
+		fprintf(stderr, "ptags: invalid query '%s': %s (NAME, PREFIX:* or NAME=VALUE; SPEC §4)\n",
+			q, why);
+		return EX_INVALID;
+	}
+	return 0;
+}
+
+static int cmd_has(int argc, char **argv)
+{
+	pid_t pid;
+	int r;
+
+	if (argc != 2)
+		return usage_error("has takes a PID and one NAME, PREFIX:* or NAME=VALUE");
+	if (parse_pid(argv[0], &pid))
+		return usage_error("not a process id: '%s'", argv[0]);
+	r = check_query(argv[1]);
+	if (r)
+		return r;
+	r = ptags_has(pid, argv[1]);
+	if (r == 1)
+		return EX_OK;
+	if (r == 0)
+		return EX_NO;
+	return report(r, PTAGS_OP_READ, NULL, pid, "read the tags of %s",
+		      pid_str(pid));
+}
+
+/* ---- apply ---- */
+
+static int cmd_apply(int argc, char **argv)
+{
+	const char *file = argc > 1 ? argv[1] : "-";
+	const char *what = strcmp(file, "-") ? file : "standard input";
+	size_t len = 0, cap;
+	long max;
+	ssize_t n;
+	char *buf;
+	pid_t pid;
+	int fd, err;
+
+	if (argc < 1 || argc > 2)
+		return usage_error("apply takes a PID and at most one FILE");
+	if (parse_pid(argv[0], &pid))
+		return usage_error("not a process id: '%s'", argv[0]);
+	max = ptags_max_write();
+	if (max < 0)
+		max = PTAGS_DEFAULT_MAX_WRITE;
+	fd = strcmp(file, "-") ? open(file, O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		fprintf(stderr, "ptags: cannot open %s: %s\n", file, strerror(errno));
+		return EX_OTHER;
+	}
+	cap = (size_t)max + 1;
+	buf = malloc(cap);
+	if (!buf)
+		return report(-ENOMEM, PTAGS_OP_WRITE, NULL, pid, "read %s", what);
+	/* Read at most max_write + 1 bytes: one more means too big. */
+	while (len < cap && (n = read(fd, buf + len, cap - len)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			fprintf(stderr, "ptags: cannot read %s: %s\n", what, strerror(errno));
+			free(buf);
+			return EX_OTHER;
+		}
+		len += n;
+	}
+	if (fd)
+		close(fd);
+	if (len > (size_t)max) {
+		fprintf(stderr, "ptags: cannot apply %s to %s: larger than max_write (%ld bytes): a transaction is one write (SPEC §3.4); nothing was written\n",
+			what, pid_str(pid), max);
+		free(buf);
+		return EX_LIMIT;
+	}
+	if (len && buf[len - 1] != '\n') {
+		fprintf(stderr, "ptags: cannot apply %s to %s: the last line does not end with a newline (SPEC §3.4); nothing was written\n",
+			what, pid_str(pid));
+		free(buf);
+		return EX_INVALID;
+	}
+	err = ptags_write_text(pid, buf, len);
+	free(buf);
+	if (!err)
+		return EX_OK;
+	return report(err, PTAGS_OP_WRITE, NULL, pid, "apply %s to %s", what,
+		      pid_str(pid));
+}
+
+/* ---- ps ---- */
+
+static void read_comm(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, size - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0) {
+		snprintf(buf, size, "?");
+		return;
+	}
+	buf[n] = 0;
+	buf[strcspn(buf, "\n")] = 0;
+}
+
+static int cmd_ps(int argc, char **argv)
+{
+	const char *query = argc ? argv[0] : NULL;
+	struct ptags_proc *procs;
+	size_t count, i, k;
+	int err;
+
+	if (argc > 1)
+		return usage_error("ps takes at most one NAME, PREFIX:* or NAME=VALUE");
+	if (query && (err = check_query(query)))
+		return err;
+	err = ptags_list(query, &procs, &count);
+	if (err)
+		return report(err, PTAGS_OP_READ, NULL, 0, "list tagged processes");
+	if (json)
+		putchar('[');
+	else if (count)
+		printf("%7s %-16s %s\n", "PID", "COMMAND", "TAGS");
+	for (i = 0; i < count; i++) {
+		const struct ptags_set *set = procs[i].tags;
+		char comm[64];
+
+		read_comm(procs[i].pid, comm, sizeof(comm));
+		if (json) {
+			char *j = ptags_set_json(set, query);
+
+			if (!j)
+				err = -ENOMEM;
+			printf("%s{\"pid\":%d,\"comm\":", i ? "," : "",
+			       (int)procs[i].pid);
+			put_json(comm);
+			printf(",\"tags\":%s}", j ? j : "[]");
+			free(j);
+			continue;
+		}
+		printf("%7d %-16s", (int)procs[i].pid, comm);
+		for (k = 0; k < ptags_set_count(set); k++) {
+			const struct ptags_tag *t = ptags_set_tag(set, k);
+
+			if (query && ptags_match(query, t->name, t->value) != 1)
+				continue;
+			putchar(' ');
+			print_tag(t);
+		}
+		putchar('\n');
+	}
+	if (json)
+		puts("]");
+	ptags_list_free(procs, count);
+	if (err)
+		return report(err, PTAGS_OP_READ, NULL, 0, "print");
+	return count ? EX_OK : EX_NO;
+}
+
+/* ---- exec ---- */
+
+static int cmd_exec(int argc, char **argv)
+{
+	struct ptags_txn *txn = ptags_txn_new();
+	char names[1024];
+	int i, ntags = 0, rc = 0, err;
+
+	if (!txn)
+		return report(-ENOMEM, PTAGS_OP_ADD, NULL, 0, "exec");
+	for (i = 0; i < argc; i++) {
+		char *t = NULL, *eq;
+
+		if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(argv[i], "--tag") || !strcmp(argv[i], "-t")) {
+			if (i + 1 == argc) {
+				ptags_txn_free(txn);
+				return usage_error("%s needs NAME[=VALUE]", argv[i]);
+			}
+			t = argv[++i];
+		} else if (!strncmp(argv[i], "--tag=", 6)) {
+			t = argv[i] + 6;
+		} else if (argv[i][0] == '-') {
+			ptags_txn_free(txn);
+			return usage_error("exec: unknown option '%s'", argv[i]);
+		} else {
+			break;
+		}
+		eq = strchr(t, '=');
+		if (eq)
+			*eq = 0;
+		rc = check_name(t, 0);
+		if (!rc && eq)
+			rc = check_value(t, eq + 1);
+		if (rc) {
+			ptags_txn_free(txn);
+			return rc;
+		}
+		ptags_txn_add_kept(txn, t);
+		if (eq) {
+			ptags_txn_set_value(txn, t, eq + 1);
+			*eq = '=';
+		}
+		argv[ntags++] = t;	/* remember for messages */
+	}
+	if (i >= argc) {
+		ptags_txn_free(txn);
+		return usage_error("exec needs a command: ptags exec [--tag T[=V]]... -- CMD [ARG...]");
+	}
+	if (ntags) {
+		err = ptags_txn_commit(txn, 0);
+		if (err) {
+			ptags_txn_free(txn);
+			join(names, sizeof(names), ntags, argv);
+			return report(err, ntags == 1 && !strchr(argv[0], '=') ?
+				      PTAGS_OP_ADD : PTAGS_OP_WRITE,
+				      ntags == 1 ? argv[0] : NULL, 0,
+				      "add %s to itself (pid %d)", names,
+				      (int)getpid());
+		}
+	}
+	ptags_txn_free(txn);
+	execvp(argv[i], argv + i);
+	err = errno;
+	fprintf(stderr, "ptags: cannot execute %s: %s\n", argv[i], strerror(err));
+	return err == ENOENT ? 127 : 126;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmd;
+	size_t i;
+	int a = 1;
+
+	while (a < argc && argv[a][0] == '-' && argv[a][1]) {
+		const char *o = argv[a];
+
+		if (!strcmp(o, "--")) {
+			a++;
+			break;
+		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+			fputs(usage_text, stdout);
+			return EX_OK;
+		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
+			printf("ptags 1.0.0 (libptags, interface %d)\n",
+			       PTAGS_INTERFACE_VERSION);
+			return EX_OK;
+		} else if (!strcmp(o, "--json") || !strcmp(o, "-j")) {
+			json = 1;
+		} else if (!strcmp(o, "--root") && a + 1 < argc) {
+			if (ptags_set_root(argv[++a]))
+				return EX_OTHER;
+		} else if (!strncmp(o, "--root=", 7)) {
+			if (ptags_set_root(o + 7))
+				return EX_OTHER;
+		} else {
+			return usage_error("unknown option '%s'", o);
+		}
+		a++;
+	}
+	argc -= a;
+	argv += a;
+	if (!argc)
+		return cmd_show(0, argv);
+	cmd = argv[0];
+	/* --json may also follow the listing commands. */
+	if (!strcmp(cmd, "ps") || !parse_pid(cmd, &(pid_t){ 0 })) {
+		int n = 0, k;
+
+		for (k = 0; k < argc; k++) {
+			if (!strcmp(argv[k], "--json") || !strcmp(argv[k], "-j"))
+				json = 1;
+			else
+				argv[n++] = argv[k];
+		}
+		argc = n;
+	}
+	if (!strcmp(cmd, "ps"))
+		return cmd_ps(argc - 1, argv + 1);
+	if (!strcmp(cmd, "has"))
+		return cmd_has(argc - 1, argv + 1);
+	if (!strcmp(cmd, "apply"))
+		return cmd_apply(argc - 1, argv + 1);
+	if (!strcmp(cmd, "exec"))
+		return cmd_exec(argc - 1, argv + 1);
+	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
+		if (!strcmp(cmd, changes[i].cmd))
+			return cmd_change(&changes[i], argc - 1, argv + 1);
+	if (!parse_pid(cmd, &(pid_t){ 0 }))
+		return cmd_show(argc, argv);
+	return usage_error("unknown command or process id '%s'", cmd);
+}
