@@ -6,6 +6,8 @@
 #   make run             boot that kernel in QEMU, load ptags, show it working
 #   make check           host unit tests + the whole in-guest suite; prints "N passed, M failed"
 #   make unit            host unit tests of the engine only (also under ASan/UBSan)
+#   make lib tools       libptags (lib/) and the ptags command + examples (STATIC=1: static)
+#   make libtest         host tests of libptags against a fake root (also under ASan/UBSan)
 #   make guest           in-guest suite only
 #   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
 #   make style           checkpatch.pl (kernel coding style) over the module
@@ -26,6 +28,16 @@ module-clean:
 unit:
 	$(MAKE) -C tests/unit BUILD=$(BUILD)/unit
 
+lib:
+	$(MAKE) -C lib STATIC=$(STATIC)
+
+tools: lib
+	$(MAKE) -C tools STATIC=$(STATIC)
+	$(MAKE) -C examples STATIC=$(STATIC)
+
+libtest:
+	$(MAKE) -C tests/lib BUILD=$(BUILD)/libtest
+
 guest:
 	scripts/guest-test.sh
 
@@ -43,6 +55,7 @@ style:
 
 clean:
 	rm -rf $(BUILD)
+	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit guest run bench check style clean
+.PHONY: all module module-clean unit lib tools libtest guest run bench check style clean
