@@ -1,9 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# "make check": host unit tests, then the in-guest suite.  Each stage's
-# output is saved under $BUILD (default <repo>/build): unit.log, unit.tap,
-# guest.log, guest.tap.  The last line is exactly "N passed, M failed":
+# "make check": host unit tests, host tests of libptags, then the in-guest
+# suite.  Each stage's output is saved under $BUILD (default <repo>/build):
+# unit.log, unit.tap, libtest.log, libtest.tap, guest.log, guest.tap.  The last line is exactly "N passed, M failed":
 # N and M count the "ok" / "not ok" lines of all TAP streams, plus one
 # failure for each stage that failed without saying "not ok" (a build error,
 # a crash).  Exits non-zero when anything failed.
@@ -50,6 +50,15 @@ if [ -f tests/unit/Makefile ]; then
 else
 	echo "check: no tests/unit/Makefile: no unit tests" >&2
 	: >"$BUILD/unit.tap"
+fi
+
+# Host tests of libptags (fake root; no module needed).
+if [ -f tests/lib/Makefile ]; then
+	rc=0
+	make --no-print-directory libtest BUILD="$BUILD" 2>&1 |
+		tee "$BUILD/libtest.log" || rc=$?
+	cp "$BUILD/libtest.log" "$BUILD/libtest.tap"
+	count libtest "$rc" "$BUILD/libtest.tap"
 fi
 
 # Guest suite: results.tap has the guest's TAP and the host-side checks.
