@@ -3,7 +3,8 @@
 #
 # "make check": host unit tests, host tests of libptags, then the in-guest
 # suite.  Each stage's output is saved under $BUILD (default <repo>/build):
-# unit.log, unit.tap, libtest.log, libtest.tap, guest.log, guest.tap.  The last line is exactly "N passed, M failed":
+# unit.log, unit.tap, libtest.log, libtest.tap, guest.log, guest.tap.
+# The last line is exactly "N passed, M failed":
 # N and M count the "ok" / "not ok" lines of all TAP streams, plus one
 # failure for each stage that failed without saying "not ok" (a build error,
 # a crash).  Exits non-zero when anything failed.
