@@ -59,4 +59,24 @@ static inline void ptags_inode_init_times(struct inode *inode)
 #define PTAGS_REVALIDATE_ARGS	struct dentry *dentry, unsigned int flags
 #endif
 
+/*
+ * 6.17 made the superblock's default dentry operations private
+ * (s_d_op became __s_d_op) behind set_default_d_op().  Probed in Kbuild.
+ */
+#ifdef PTAGS_HAVE_SET_DEFAULT_D_OP
+#define ptags_set_default_d_op(sb, ops)	set_default_d_op(sb, ops)
+#else
+#define ptags_set_default_d_op(sb, ops)	((sb)->s_d_op = (ops))
+#endif
+
+/*
+ * 6.18 renamed generic_delete_inode() to inode_just_drop() (same
+ * behaviour: never cache an unused inode).  Probed in Kbuild.
+ */
+#ifdef PTAGS_HAVE_INODE_JUST_DROP
+#define ptags_drop_inode	inode_just_drop
+#else
+#define ptags_drop_inode	generic_delete_inode
+#endif
+
 #endif /* PTAGS_COMPAT_H */

@@ -459,7 +459,7 @@ static void ptags_evict_inode(struct inode *inode)
 
 static const struct super_operations ptags_sops = {
 	.statfs = simple_statfs,
-	.drop_inode = generic_delete_inode,
+	.drop_inode = ptags_drop_inode,
 	.evict_inode = ptags_evict_inode,
 };
 
@@ -474,7 +474,7 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_blocksize_bits = PAGE_SHIFT;
 	sb->s_magic = PTAGS_MAGIC;
 	sb->s_op = &ptags_sops;
-	sb->s_d_op = &ptags_dops;
+	ptags_set_default_d_op(sb, &ptags_dops);
 	sb->s_time_gran = 1;
 	sb->s_iflags |= SB_I_NOEXEC | SB_I_NODEV;
 
