@@ -11,6 +11,9 @@
 #
 # Environment:
 #   KVER          kernel ABI (default: scripts/kernel.sh abi)
+#   VMLINUZ, KDIR kernel image to boot and kernel build directory to build
+#                 the module against (default: Debian's KVER; make
+#                 check-debug passes its debug kernel)
 #   BUILD         directory for everything this run writes (default
 #                 <repo>/build/guest); runs with different BUILDs can go on
 #                 at the same time
@@ -88,9 +91,14 @@ fatal() {
 }
 
 MODTREE=${MODTREE:-}
-vmlinuz=$(scripts/kernel.sh fetch "$KVER" ${MODTREE:+image-only}) ||
-	fatal "fetch kernel $KVER"
-kdir=/lib/modules/$KVER/build
+# VMLINUZ and KDIR: a kernel built here (make check-debug) instead of Debian's.
+if [ -n "${VMLINUZ:-}" ]; then
+	vmlinuz=$VMLINUZ
+else
+	vmlinuz=$(scripts/kernel.sh fetch "$KVER" ${MODTREE:+image-only}) ||
+		fatal "fetch kernel $KVER"
+fi
+kdir=${KDIR:-/lib/modules/$KVER/build}
 
 # 1. The module, built from a private copy of its sources.
 rm -rf "$BUILD/src"
