@@ -10,6 +10,8 @@
 #   make libtest         host tests of libptags against a fake root (also under ASan/UBSan)
 #   make guest           in-guest suite only
 #   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
+#   make fuzz            libFuzzer targets of the engine vs a SPEC model, FUZZ_SECONDS each (60)
+#   make check-debug     the in-guest suite on a KASAN/lockdep/kmemleak/fault-injection kernel
 #   make style           checkpatch.pl (kernel coding style) over the module
 #   make clean
 
@@ -47,6 +49,13 @@ run:
 bench:
 	BUILD=$(BUILD)/bench scripts/guest-test.sh --bench
 
+FUZZ_SECONDS ?= 60
+fuzz:
+	$(MAKE) -C tests/fuzz BUILD=$(BUILD)/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
+
+check-debug:
+	BUILD=$(BUILD)/debug scripts/check-debug.sh
+
 check:
 	scripts/check.sh
 
@@ -58,4 +67,4 @@ clean:
 	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit lib tools libtest guest run bench check style clean
+.PHONY: all module module-clean unit lib tools libtest guest run bench fuzz check-debug check style clean
