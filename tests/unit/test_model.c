@@ -1,29 +1,17 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * SPEC §3.4, §5, §6, §8: a differential test.  Random writes by random
- * writers over random sets, applied by the engine and by a naive model
- * written straight from the SPEC (strings built with snprintf, linear
- * search, no shared code but the §4 validity functions); the errno, the
+ * writers over random sets, applied by the engine and by the reference
+ * model of model.c (written from the SPEC, shares no code with the
+ * engine; the fuzzer tests/fuzz/fuzz_apply.c uses it too); the errno, the
  * failing line and the resulting text must agree.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "model.h"
 #include "tutil.h"
-
-#define MAXT 64
-
-struct mtag {
-	char name[64];
-	char value[16];
-	bool has_value, keep;
-};
-
-struct mset {
-	struct mtag t[MAXT];
-	int n;
-};
 
 static const char *const pool[] = {
 	"a", "b", "S", "S:a", "S:b", "S:a:x", "S:add", "S:add:x", "Sa", "T:a",
@@ -53,248 +41,30 @@ static unsigned int rnd(unsigned int n)
 	return (unsigned int)(rng % n);
 }
 
-static int mfind(const struct mset *s, const char *name)
-{
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		if (!strcmp(s->t[i].name, name))
-			return i;
-	return -1;
-}
-
-static bool mcontains(const struct mset *s, const char *name)
-{
-	return s && mfind(s, name) >= 0;
-}
-
 static bool begins(const char *s, const char *p)
 {
 	return !strncmp(s, p, strlen(p));
 }
 
-/* SPEC §5.1, read literally. */
-static bool mhas(const struct mset *s, const char *r, const char *n)
-{
-	char key[256], p[128];
-	size_t i, len = strlen(n);
-
-	if (!s)
-		return false;
-	snprintf(key, sizeof(key), "ptags:%s", r);
-	if (!begins(n, "ptags:") && mcontains(s, key))
-		return true;
-	for (i = 0; i <= len; i++) {
-		if (i < len && n[i] != ':')
-			continue;
-		memcpy(p, n, i);
-		p[i] = 0;
-		snprintf(key, sizeof(key), "ptags:%s:%s", p, r);
-		if (mcontains(s, key))
-			return true;
-	}
-	return false;
-}
-
-struct mwriter {
-	struct mset rights, opener;
-	bool same_opener, self, priv;
-};
-
-static bool mright(const struct mwriter *w, const char *r, const char *n)
-{
-	return mhas(&w->rights, r, n) &&
-	       (w->same_opener || mhas(&w->opener, r, n));
-}
-
-static bool mallowed(const struct mwriter *w, const char *r, const char *n)
-{
-	return w->priv ||
-	       (mright(w, r, n) && (w->self || mright(w, "others", n)));
-}
-
-static uint64_t mbytes(const struct mset *s)
-{
-	uint64_t b = 0;
-	int i;
-
-	for (i = 0; i < s->n; i++)
-		b += strlen(s->t[i].name) +
-		     (s->t[i].has_value ? strlen(s->t[i].value) : 0);
-	return b;
-}
-
-static bool matches(const char *name, const char *pat, bool global)
-{
-	return global ? begins(name, pat) : !strcmp(name, pat);
-}
-
-/* One line of the model; @l is NUL-terminated, without '\n'. */
-static int mline(struct mset *s, const char *l, const struct mwriter *w,
-		 const struct pt_limits *lim)
-{
-	char op = l[0], pat[128];
-	bool keep = false, global = false;
-	size_t plen;
-	int i, j;
-
-	if (!op || op == '#')
-		return 0;
-	l++;
-	if (op == '!') {
-		const char *eq = strchr(l, '=');
-		char name[128];
-		size_t nl = eq ? (size_t)(eq - l) : strlen(l);
-
-		memcpy(name, l, nl);
-		name[nl] = 0;
-		if (!pt_name_valid(name, nl) ||
-		    (eq && !pt_value_valid(eq + 1, strlen(eq + 1))))
-			return EINVAL;
-		if (!mallowed(w, "set", name))
-			return EPERM;
-		i = mfind(s, name);
-		if (i < 0)
-			return ENOENT;
-		if (!eq || !eq[1]) {
-			s->t[i].has_value = false;
-			return 0;
-		}
-		if (strlen(eq + 1) > (s->t[i].has_value ?
-				      strlen(s->t[i].value) : 0) &&
-		    mbytes(s) - (s->t[i].has_value ?
-				 strlen(s->t[i].value) : 0) +
-		    strlen(eq + 1) > lim->max_bytes)
-			return ECANCELED;
-		strcpy(s->t[i].value, eq + 1);
-		s->t[i].has_value = true;
-		return 0;
-	}
-	if (op != '+' && op != '-' && op != '?')
-		return EINVAL;
-	if (*l == '@') {
-		keep = true;
-		l++;
-	}
-	strcpy(pat, l);
-	plen = strlen(pat);
-	if (!plen) {
-		global = true;
-	} else if (plen >= 2 && !strcmp(pat + plen - 2, ":*")) {
-		global = true;
-		pat[plen - 1] = 0;
-	} else if (!pt_name_valid(pat, plen)) {
-		return EINVAL;
-	}
-	if (op == '?') {
-		for (i = 0; i < s->n; i++)
-			if (matches(s->t[i].name, pat, global) &&
-			    (!keep || s->t[i].keep))
-				return 0;
-		return ENOENT;
-	}
-	if (op == '+' && !global) {
-		i = mfind(s, pat);
-		if (i >= 0) {
-			if (!keep || s->t[i].keep)
-				return 0;
-			if (!mallowed(w, "add", pat))
-				return EPERM;
-			s->t[i].keep = true;
-			return 0;
-		}
-		if (!mallowed(w, "add", pat))
-			return EPERM;
-		if ((uint64_t)s->n + 1 > lim->max_tags ||
-		    mbytes(s) + plen > lim->max_bytes)
-			return ECANCELED;
-		for (i = 0; i < s->n && strcmp(s->t[i].name, pat) < 0; i++)
-			;
-		memmove(&s->t[i + 1], &s->t[i], (size_t)(s->n - i) *
-			sizeof(s->t[0]));
-		memset(&s->t[i], 0, sizeof(s->t[i]));
-		strcpy(s->t[i].name, pat);
-		s->t[i].keep = keep;
-		s->n++;
-		return 0;
-	}
-	if (op == '+' && !keep)
-		return EINVAL;
-	if (!global) {
-		/* "-NAME", "-@NAME" */
-		i = mfind(s, pat);
-		if (i < 0 || (keep && !s->t[i].keep))
-			return 0;
-		if (!mallowed(w, "sub", pat))
-			return EPERM;
-		if (keep) {
-			s->t[i].keep = false;
-		} else {
-			memmove(&s->t[i], &s->t[i + 1],
-				(size_t)(s->n - i - 1) * sizeof(s->t[0]));
-			s->n--;
-		}
-		return 0;
-	}
-	for (i = j = 0; i < s->n; i++) {
-		struct mtag *t = &s->t[i];
-		bool drop = false;
-
-		if (matches(t->name, pat, true)) {
-			if (op == '+' && mallowed(w, "add", t->name))
-				t->keep = true;
-			else if (op == '-' && keep &&
-				 mallowed(w, "sub", t->name))
-				t->keep = false;
-			else if (op == '-' && !keep &&
-				 mallowed(w, "sub", t->name))
-				drop = true;
-		}
-		if (!drop)
-			s->t[j++] = *t;
-	}
-	s->n = j;
-	return 0;
-}
-
-static char *mtext(const struct mset *s)
-{
-	char *p = malloc(MAXT * 100 + 1), *q = p;
-	int i;
-
-	*q = 0;
-	for (i = 0; i < s->n; i++)
-		q += sprintf(q, "%s%s%s%s\n", s->t[i].keep ? "@" : "",
-			     s->t[i].name, s->t[i].has_value ? "=" : "",
-			     s->t[i].has_value ? s->t[i].value : "");
-	return p;
-}
-
-static void rand_set(struct mset *s, int max, bool special_only)
+static void rand_set(struct model_set *s, int max, bool special_only)
 {
 	int k, n = (int)rnd((unsigned int)max + 1);
 
-	memset(s, 0, sizeof(*s));
+	model_free(s);
 	for (k = 0; k < n; k++) {
 		const char *name = pool[rnd(NPOOL)];
-		int i;
+		const char *v = NULL;
+		bool keep = false;
 
 		if (special_only && !begins(name, "ptags:"))
 			continue;
-		if (mfind(s, name) >= 0)
-			continue;
-		for (i = 0; i < s->n && strcmp(s->t[i].name, name) < 0; i++)
-			;
-		memmove(&s->t[i + 1], &s->t[i],
-			(size_t)(s->n - i) * sizeof(s->t[0]));
-		memset(&s->t[i], 0, sizeof(s->t[i]));
-		strcpy(s->t[i].name, name);
-		s->t[i].keep = !special_only && rnd(3) == 0;
-		if (!special_only && rnd(3) == 0) {
-			strcpy(s->t[i].value, vals[rnd(5)]);
-			s->t[i].has_value = true;
+		if (!special_only) {
+			keep = rnd(3) == 0;
+			if (rnd(3) == 0)
+				v = vals[rnd(5)];
 		}
-		s->n++;
+		model_put(s, name, strlen(name), v, v ? strlen(v) : 0, v,
+			  keep);
 	}
 }
 
@@ -325,57 +95,68 @@ static char *rand_line(void)
 	}
 }
 
+/* The text of @s, NUL-terminated; free() it. */
+static char *mtext(const struct model_set *s)
+{
+	size_t len;
+
+	return model_text(s, &len);
+}
+
 void test_model(void)
 {
-	struct mwriter *mw = calloc(1, sizeof(*mw));
-	struct mset *ms = malloc(sizeof(*ms)), *m0 = malloc(sizeof(*ms));
+	struct model_set ms, m0, mr, mo;
 	int iter, bad = 0, errs[160] = { 0 };
 
+	model_init(&ms);
+	model_init(&m0);
+	model_init(&mr);
+	model_init(&mo);
 	tap_section("SPEC §3.4/§5/§6/§8 differential model");
 	for (iter = 0; iter < 20000; iter++) {
 		struct pt_limits lim = { .max_tags = 3 + rnd(20),
 					 .max_bytes = 10 + rnd(150) };
+		struct model_limits mlim = { lim.max_tags, lim.max_bytes };
+		struct model_writer mw = { &mr, &mo, false, false, false };
 		struct pt_writer w = { 0 };
 		struct pt_set *old, *rights, *opener;
 		struct pt_result res;
 		char *write = fmt("%s", ""), *otext, *rtext, *etext, *mt;
-		int nl = 1 + (int)rnd(6), i, merr = 0, err;
+		int nl = 1 + (int)rnd(6), i, merr, err;
 		size_t mline_no = 0, pos;
 
-		rand_set(m0, 12, false);
-		rand_set(&mw->rights, 8, true);
-		rand_set(&mw->opener, 8, true);
-		mw->priv = rnd(5) == 0;
-		mw->self = rnd(2);
-		mw->same_opener = rnd(3) != 0;
-		*ms = *m0;
+		rand_set(&m0, 12, false);
+		rand_set(&mr, 8, true);
+		rand_set(&mo, 8, true);
+		mw.privileged = rnd(5) == 0;
+		mw.self = rnd(2);
+		mw.same_opener = rnd(3) != 0;
 		for (i = 0; i < nl; i++) {
 			char *l = rand_line(), *t = fmt("%s%s\n", write, l);
 
-			if (!merr) {
-				merr = mline(ms, l, mw, &lim);
-				if (merr)
-					mline_no = (size_t)i + 1;
-			}
 			free(write);
 			free(l);
 			write = t;
 		}
-		otext = mtext(m0);
-		rtext = mtext(&mw->rights);
+		model_free(&ms);
+		model_copy(&ms, &m0);
+		merr = model_apply(&ms, write, strlen(write), &mw, &mlim,
+				   &mline_no);
+		otext = mtext(&m0);
+		rtext = mtext(&mr);
 		old = mk(otext);
 		rights = mk(rtext);
 		free(rtext);
-		rtext = mtext(&mw->opener);
+		rtext = mtext(&mo);
 		opener = mk(rtext);
 		w.rights = rights;
 		w.opener = opener;
-		w.same_opener = mw->same_opener;
-		w.self = mw->self;
-		w.privileged = mw->priv;
+		w.same_opener = mw.same_opener;
+		w.self = mw.self;
+		w.privileged = mw.privileged;
 		err = pt_apply(old, write, strlen(write), &w, &lim, &res);
 		etext = text_of(err || !res.changed ? old : res.set);
-		mt = merr ? fmt("%s", otext) : mtext(ms);
+		mt = mtext(&ms);
 		if (err != -merr || (err && res.line != mline_no) ||
 		    strcmp(etext, mt) ||
 		    (!err && res.changed != !!strcmp(mt, otext))) {
@@ -413,7 +194,8 @@ void test_model(void)
 	ok(errs[0] > 1000 && errs[EPERM] > 1000 && errs[ENOENT] > 500 &&
 	   errs[ECANCELED] > 100 && errs[EINVAL] > 500,
 	   "SPEC §3.4: the random writes reach every outcome");
-	free(mw);
-	free(ms);
-	free(m0);
+	model_free(&ms);
+	model_free(&m0);
+	model_free(&mr);
+	model_free(&mo);
 }
