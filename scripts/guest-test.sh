@@ -154,6 +154,14 @@ cp "$BUILD/src/ptags.ko" "$root/ptags.ko"
 
 CFLAGS="-static -O2 -g -Wall -Wextra -Werror -pthread"
 gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
+# libptags (static), /bin/ptags and the examples, built in a private copy;
+# the tests link with its libptags.a.
+user=$BUILD/user
+rm -rf "$user" && mkdir -p "$user" && cp -a include lib tools examples "$user/"
+{ make -C "$user/lib" clean && make -C "$user/tools" STATIC=1 &&
+	make -C "$user/examples" STATIC=1; } >"$BUILD/user.log" 2>&1 ||
+	{ cat "$BUILD/user.log" >&2; fatal "libptags, ptags and the examples build"; }
+cp "$user/tools/ptags" "$user/examples/ptags-permd" "$user/examples/ptags-launch" "$root/bin/"
 cp tests/qemu/demo.sh "$root/demo.sh"
 if [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
@@ -169,7 +177,7 @@ for src in "$GUEST_TESTS"/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
 	wanted "$name" || continue
-	gcc $CFLAGS -Iinclude -Itests/guest -o "$root/tests/$name" "$src" \
+	gcc $CFLAGS -Iinclude -Itests/guest -o "$root/tests/$name" "$src" -L"$user/lib" -lptags \
 		|| fatal "$src compiles"
 	ntests=$((ntests + 1))
 done
