@@ -22,6 +22,7 @@
 #   TIMEOUT       seconds for the whole boot (default 1800)
 #   TEST_TIMEOUT  seconds for each test inside the guest (default 300)
 #   QEMU_EXTRA    extra QEMU arguments
+#   KAPPEND       extra kernel command line
 #   MODTREE       a DKMS install made by scripts/dkms-build.sh (lib/modules/
 #                 KVER with depmod's files, and ptags.ko): the guest gets that
 #                 tree instead of a fresh build and loads it with "modprobe
@@ -206,6 +207,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 # 3. Boot.
 append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
 append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
+[ -n "${KAPPEND:-}" ] && append+=" $KAPPEND"
 [ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
 [ $demo = 1 ] && append+=" ptdemo=1"
 [ -n "$MODTREE" ] && append+=" ptmodprobe=1"
