@@ -13,11 +13,20 @@
 #   make fuzz            libFuzzer targets of the engine vs a SPEC model, FUZZ_SECONDS each (60)
 #   make check-debug     the in-guest suite on a KASAN/lockdep/kmemleak/fault-injection kernel
 #   make style           checkpatch.pl (kernel coding style) over the module
+#   make matrix          the in-guest suite on every kernel of tests/qemu/kernels.list,
+#                        each built and installed through DKMS; prints a table
+#   make e2e             Debian 12 in QEMU: dpkg -i ptags-dkms, modprobe, reboot, modprobe
+#   make deb             the ptags-dkms package (build/deb/ptags-dkms_VERSION_all.deb)
+#   make dkms-install    copy the sources to /usr/src/ptags-VERSION, dkms add + install
+#                        (the running kernel, or KVER=... on the command line)
+#   make dkms-remove     dkms remove --all, and the sources from /usr/src
 #   make clean
 
 KVER ?= $(shell scripts/kernel.sh abi)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build
+DKMS_VER := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+DKMS_SRC := /usr/src/ptags-$(DKMS_VER)
 
 all: module
 
@@ -62,9 +71,33 @@ check:
 style:
 	scripts/style.sh
 
+matrix:
+	BUILD=$(BUILD)/matrix scripts/matrix.sh
+
+e2e:
+	BUILD=$(BUILD)/e2e scripts/e2e.sh
+
+deb:
+	BUILD=$(BUILD)/deb scripts/deb.sh
+
+# What the ptags-dkms package installs, by hand.
+dkms-install: dkms-remove
+	mkdir -p $(DKMS_SRC)/include
+	cp -a dkms.conf Kbuild module $(DKMS_SRC)/
+	cp -a include/uapi $(DKMS_SRC)/include/
+	find $(DKMS_SRC) \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \
+		-o -name '*.mod' -o -name '*.mod.c' \) -delete
+	dkms add ptags/$(DKMS_VER)
+	dkms install ptags/$(DKMS_VER) $(if $(filter command line,$(origin KVER)),-k $(KVER))
+
+dkms-remove:
+	-dkms remove ptags/$(DKMS_VER) --all 2>/dev/null
+	rm -rf $(DKMS_SRC)
+
 clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit lib tools libtest guest run bench fuzz check-debug check style clean
+.PHONY: all module module-clean unit lib tools libtest guest run bench fuzz check-debug check style clean \
+	matrix e2e deb dkms-install dkms-remove

@@ -59,9 +59,9 @@ stage_source() {
 	local dir=$1
 
 	rm -rf "$dir"
-	mkdir -p "$dir"
-	cp -a "$repo/dkms.conf" "$repo/Kbuild" "$repo/module" "$repo/include" \
-		"$dir/"
+	mkdir -p "$dir/include"
+	cp -a "$repo/dkms.conf" "$repo/Kbuild" "$repo/module" "$dir/"
+	cp -a "$repo/include/uapi" "$dir/include/"
 	find "$dir" \( -name '*.o' -o -name '*.ko' -o -name '.*.cmd' \
 		-o -name '*.mod' -o -name '*.mod.c' \) -delete
 }

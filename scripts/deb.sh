@@ -1,0 +1,36 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# "make deb": build the ptags-dkms Debian package with Debian's tools
+# (dpkg-buildpackage, debhelper, dh-dkms) from a clean copy of the sources
+# under $BUILD (default <repo>/build/deb), so that nothing is written next
+# to the work tree.  Prints the path of the .deb.
+
+set -euo pipefail
+
+repo=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${BUILD:-$repo/build/deb}
+
+need=()
+for p in dpkg-dev debhelper dh-dkms; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		need+=("$p")
+done
+if [ ${#need[@]} != 0 ]; then
+	[ "$(id -u)" = 0 ] || { echo "deb: missing ${need[*]}" >&2; exit 1; }
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		--no-install-recommends "${need[@]}" >&2 </dev/null
+fi
+
+ver=$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' "$repo/dkms.conf")
+deb=$(cd "$repo" && dpkg-parsechangelog -S Version)
+[ "$ver" = "$deb" ] ||
+	{ echo "deb: dkms.conf says $ver, debian/changelog $deb" >&2; exit 1; }
+
+rm -rf "$BUILD"
+src=$BUILD/ptags-$ver
+mkdir -p "$src"
+cp -a "$repo"/{debian,dkms.conf,Kbuild,module,include,LICENSE} "$src/"
+(cd "$src" && dpkg-buildpackage -b -us -uc) >"$BUILD/build.log" 2>&1 ||
+	{ cat "$BUILD/build.log" >&2; exit 1; }
+ls "$BUILD"/ptags-dkms_"$ver"_all.deb
