@@ -3,7 +3,8 @@
  * Tiny TAP harness and helpers shared by the in-guest tests.  Each test
  * program is static, runs as root in the QEMU guest with ptags loaded and
  * mounted on /proc/ptags, prints TAP on stdout and exits non-zero when a
- * test failed.  Header-only so every test is one .c file.
+ * test failed.  Header-only so every test is one .c file; agent.h adds
+ * command-driven child processes (agents) on top of it.
  */
 #ifndef PTAGS_GUEST_H
 #define PTAGS_GUEST_H
@@ -80,17 +81,17 @@ static inline void pt_path(char *buf, size_t len, pid_t pid)
 		snprintf(buf, len, PT_ROOT "/self");
 }
 
+/* ---------------------------------------------------------------- files */
+
 /*
- * Write @s (as one write(2)) to the tags of @pid (0: self).  Returns 0 on
+ * Write @s (@len bytes, as one write(2)) to the file @path.  Returns 0 on
  * success (and checks the full count was returned) or the errno.
  */
-static inline int pt_write_len(pid_t pid, const char *s, size_t len)
+static inline int file_write_len(const char *path, const char *s, size_t len)
 {
-	char path[64];
 	ssize_t n;
 	int fd, err = 0;
 
-	pt_path(path, sizeof(path), pid);
 	fd = open(path, O_WRONLY);
 	if (fd < 0)
 		return errno;
@@ -101,6 +102,96 @@ static inline int pt_write_len(pid_t pid, const char *s, size_t len)
 		err = EIO;
 	close(fd);
 	return err;
+}
+
+static inline int file_write(const char *path, const char *s)
+{
+	return file_write_len(path, s, strlen(s));
+}
+
+/*
+ * Read the whole file @path into @buf (NUL-terminated, also on error).
+ * Returns the length, or -errno.
+ */
+static inline ssize_t file_read(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t n = 0;
+	int fd;
+
+	buf[0] = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -errno;
+	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
+		got += n;
+	if (n < 0)
+		n = -errno;
+	buf[got] = 0;
+	close(fd);
+	return n < 0 ? n : (ssize_t)got;
+}
+
+/* The number at the start of the file @path (sysfs, procfs); -1 on error. */
+static inline long file_long(const char *path)
+{
+	char buf[64];
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+/* readlink() into @buf, NUL-terminated ("" on error); returns readlink's n. */
+static inline ssize_t link_read(const char *path, char *buf, size_t len)
+{
+	ssize_t n = readlink(path, buf, len - 1);
+
+	buf[n > 0 ? n : 0] = 0;
+	return n;
+}
+
+/* @s with newlines shown as "\n", for one-line TAP names and diagnostics
+ * (four rotating buffers, so one printf may show up to four). */
+static inline const char *tap_esc(const char *s)
+{
+	static char buf[4][1024];
+	static int k;
+	char *b = buf[k++ % 4];
+	size_t i = 0;
+
+	for (; *s && i + 3 < sizeof(buf[0]); s++) {
+		if (*s == '\n') {
+			b[i++] = '\\';
+			b[i++] = 'n';
+		} else {
+			b[i++] = *s;
+		}
+	}
+	b[i] = 0;
+	return b;
+}
+
+/* ---------------------------------------------------------------- ptags */
+
+/*
+ * Write @s (as one write(2)) to the tags of @pid (0: self).  Returns 0 on
+ * success (and checks the full count was returned) or the errno.
+ */
+static inline int pt_write_len(pid_t pid, const char *s, size_t len)
+{
+	char path[64];
+
+	pt_path(path, sizeof(path), pid);
+	return file_write_len(path, s, len);
 }
 
 static inline int pt_write(pid_t pid, const char *s)
@@ -125,24 +216,9 @@ static inline int pt_fdwrite(int fd, const char *s)
 static inline ssize_t pt_read(pid_t pid, char *buf, size_t len)
 {
 	char path[64];
-	size_t got = 0;
-	ssize_t n;
-	int fd;
 
 	pt_path(path, sizeof(path), pid);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	buf[got] = 0;
-	close(fd);
-	return got;
+	return file_read(path, buf, len);
 }
 
 /* True when the tags of @pid read exactly @expect. */
@@ -156,64 +232,54 @@ static inline bool pt_is(pid_t pid, const char *expect)
 		return false;
 	}
 	if (strcmp(buf, expect)) {
-		diag("pid %d has tags [%s], expected [%s]", (int)pid, buf, expect);
+		diag("pid %d has tags [%s], expected [%s]", (int)pid,
+		     tap_esc(buf), tap_esc(expect));
 		return false;
 	}
 	return true;
 }
 
+/* Number of tags (lines) of @pid, or -1 when they cannot be read. */
+static inline int pt_lines(pid_t pid)
+{
+	static char buf[8 << 20];
+	ssize_t n = pt_read(pid, buf, sizeof(buf));
+	int lines = 0;
+
+	if (n < 0)
+		return -1;
+	for (ssize_t i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	return lines;
+}
+
+#define PT_SYS "/sys/module/ptags/"
+
 /* Read a counter from /sys/module/ptags/stats/NAME; -1 on error. */
 static inline long pt_stat(const char *name)
 {
-	char path[128], buf[64];
-	ssize_t n;
-	int fd;
+	char path[128];
 
-	snprintf(path, sizeof(path), "/sys/module/ptags/stats/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	snprintf(path, sizeof(path), PT_SYS "stats/%s", name);
+	return file_long(path);
 }
 
 /* Read or set a module parameter; -1 on error. */
 static inline long pt_param(const char *name)
 {
-	char path[128], buf[64];
-	ssize_t n;
-	int fd;
+	char path[128];
 
-	snprintf(path, sizeof(path), "/sys/module/ptags/parameters/%s", name);
-	fd = open(path, O_RDONLY);
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	snprintf(path, sizeof(path), PT_SYS "parameters/%s", name);
+	return file_long(path);
 }
 
 static inline int pt_set_param(const char *name, long value)
 {
 	char path[128], buf[64];
-	int fd, len, err = 0;
 
-	snprintf(path, sizeof(path), "/sys/module/ptags/parameters/%s", name);
-	fd = open(path, O_WRONLY);
-	if (fd < 0)
-		return errno;
-	len = snprintf(buf, sizeof(buf), "%ld\n", value);
-	if (write(fd, buf, len) != len)
-		err = errno ? errno : EIO;
-	close(fd);
-	return err;
+	snprintf(path, sizeof(path), PT_SYS "parameters/%s", name);
+	snprintf(buf, sizeof(buf), "%ld\n", value);
+	return file_write(path, buf);
 }
 
 /*
@@ -268,6 +334,85 @@ static inline int run_child(int (*fn)(void *), void *arg)
 	if (waitpid(pid, &status, 0) != pid)
 		die("waitpid");
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/*
+ * Wait for the child @pid (retrying on EINTR).  Returns its exit status, or
+ * 128 + the signal that ended it.
+ */
+static inline int wait_exit(pid_t pid)
+{
+	int st;
+
+	while (waitpid(pid, &st, 0) < 0)
+		if (errno != EINTR)
+			die("waitpid %d", (int)pid);
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+}
+
+/*
+ * An idle child: it holds no descriptor but its end of a pipe and exits
+ * when released (a byte arrives or every write end is closed).
+ */
+struct idler {
+	pid_t pid;
+	int go;		/* write end; -1 once released */
+};
+
+/* Start it; returns its pid (also in @s). */
+static inline pid_t idler_start(struct idler *s)
+{
+	int p[2], fd;
+	char c;
+
+	if (pipe2(p, O_CLOEXEC))
+		die("pipe");
+	fflush(stdout);
+	s->pid = fork();
+	if (s->pid < 0)
+		die("fork");
+	if (s->pid == 0) {
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != p[0])
+				close(fd);
+		while (read(p[0], &c, 1) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[0]);
+	s->go = p[1];
+	return s->pid;
+}
+
+/* Let it exit (a byte, not only EOF: other children may hold the pipe). */
+static inline void idler_release(struct idler *s)
+{
+	char c = 1;
+
+	if (s->go < 0)
+		return;
+	if (write(s->go, &c, 1) != 1)
+		die("release idle child %d", (int)s->pid);
+	close(s->go);
+	s->go = -1;
+}
+
+/* Release it and wait until it is a zombie, without reaping it. */
+static inline void idler_zombie(struct idler *s)
+{
+	siginfo_t si;
+
+	idler_release(s);
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, s->pid, &si, WEXITED | WNOWAIT))
+		die("waitid %d", (int)s->pid);
+}
+
+/* Release and reap it; its exit status as wait_exit() gives it. */
+static inline int idler_reap(struct idler *s)
+{
+	idler_release(s);
+	return wait_exit(s->pid);
 }
 
 #endif /* PTAGS_GUEST_H */

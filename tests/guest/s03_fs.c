@@ -63,59 +63,6 @@ static bool mounts_has(const char *dir, const char *fstype)
 	return found;
 }
 
-static long read_long_file(const char *path)
-{
-	char buf[64];
-	ssize_t n;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
-
-/* Read a whole file by path; length or -errno. */
-static ssize_t read_path(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n = 0;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	if (n < 0) {
-		n = -errno;
-		close(fd);
-		return n;
-	}
-	buf[got] = 0;
-	close(fd);
-	return got;
-}
-
-static int write_path(const char *path, const char *s)
-{
-	ssize_t n;
-	int err = 0, fd = open(path, O_WRONLY);
-
-	if (fd < 0)
-		return errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != strlen(s))
-		err = EIO;
-	close(fd);
-	return err;
-}
-
 /* errno of stat() on DIR/NAME (0 on success). */
 static int lookup_err(const char *dir, const char *name)
 {
@@ -191,64 +138,6 @@ static void show_listing(const struct listing *l)
 	diag("listing: %s", buf);
 }
 
-/* A child that blocks until its pipe is closed (or a byte arrives). */
-struct sleeper {
-	pid_t pid;
-	int go;		/* write end: close or write to let it exit */
-};
-
-static void sleeper_start(struct sleeper *s)
-{
-	int p[2];
-	char c;
-
-	if (pipe(p))
-		die("pipe");
-	fflush(stdout);
-	s->pid = fork();
-	if (s->pid < 0)
-		die("fork");
-	if (s->pid == 0) {
-		close(p[1]);
-		while (read(p[0], &c, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(p[0]);
-	s->go = p[1];
-}
-
-/* Let it exit and wait until it is a zombie, without reaping it. */
-static void sleeper_go(struct sleeper *s)
-{
-	char c = 1;
-
-	/* A byte, not EOF: later children inherited the write end too. */
-	if (s->go >= 0 && write(s->go, &c, 1) != 1)
-		die("sleeper go");
-	if (s->go >= 0)
-		close(s->go);
-	s->go = -1;
-}
-
-static void sleeper_zombie(struct sleeper *s)
-{
-	siginfo_t si;
-
-	sleeper_go(s);
-	s->go = -1;
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, s->pid, &si, WEXITED | WNOWAIT))
-		die("waitid");
-}
-
-static void sleeper_reap(struct sleeper *s)
-{
-	sleeper_go(s);
-	if (waitpid(s->pid, NULL, 0) != s->pid)
-		die("waitpid");
-}
-
 /* A thread that reports its tid and what it sees, then waits. */
 struct thr {
 	pthread_t t;
@@ -262,13 +151,11 @@ struct thr {
 static void *thr_main(void *arg)
 {
 	struct thr *t = arg;
-	ssize_t n;
 	char c = 1;
 
 	t->tid = (pid_t)syscall(SYS_gettid);
-	n = readlink(PT_ROOT "/self", t->self_link, sizeof(t->self_link) - 1);
-	t->self_link[n > 0 ? n : 0] = 0;
-	if (read_path(PT_ROOT "/self", t->self_tags, sizeof(t->self_tags)) < 0)
+	link_read(PT_ROOT "/self", t->self_link, sizeof(t->self_link));
+	if (file_read(PT_ROOT "/self", t->self_tags, sizeof(t->self_tags)) < 0)
 		strcpy(t->self_tags, "<error>");
 	if (write(t->ready[1], &c, 1) != 1)
 		return NULL;
@@ -297,7 +184,7 @@ static void test_mounts(void)
 	ok(stat(PT_ROOT, &st) == 0 && S_ISDIR(st.st_mode),
 	   "SPEC §3.1: /proc/ptags is a directory");
 
-	ref0 = read_long_file("/sys/module/ptags/refcnt");
+	ref0 = file_long("/sys/module/ptags/refcnt");
 	diag("module refcnt with only /proc/ptags mounted: %ld", ref0);
 
 	if (mkdir(MNT2, 0755) && errno != EEXIST)
@@ -317,7 +204,7 @@ static void test_mounts(void)
 			diag("st_dev of /proc/ptags %lx, of the second instance %lx",
 			     (unsigned long)a.st_dev, (unsigned long)b.st_dev);
 	}
-	ref1 = read_long_file("/sys/module/ptags/refcnt");
+	ref1 = file_long("/sys/module/ptags/refcnt");
 	diag("module refcnt with a second instance mounted: %ld", ref1);
 	ok(ref1 >= 1 && ref1 >= ref0,
 	   "SPEC §3.1: while a second instance is mounted the module is pinned (refcnt %ld, was %ld)",
@@ -326,12 +213,12 @@ static void test_mounts(void)
 	/* Same tags through both instances, in both directions. */
 	ok(pt_write(0, "+S03:mnt\n!S03:mnt=one\n") == 0, "SPEC §3.1: tag self through /proc/ptags");
 	snprintf(buf, sizeof(buf), MNT2 "/%d", (int)me);
-	ok(read_path(buf, buf2, sizeof(buf2)) >= 0 && !strcmp(buf2, "S03:mnt=one\n"),
+	ok(file_read(buf, buf2, sizeof(buf2)) >= 0 && !strcmp(buf2, "S03:mnt=one\n"),
 	   "SPEC §3.1: the second instance shows the same tags for our pid ('%s')", buf2);
-	ok(read_path(MNT2 "/self", buf2, sizeof(buf2)) >= 0 &&
+	ok(file_read(MNT2 "/self", buf2, sizeof(buf2)) >= 0 &&
 	   !strcmp(buf2, "S03:mnt=one\n"),
 	   "SPEC §3.1: the second instance's self reads our tags ('%s')", buf2);
-	ok(write_path(buf, "+@S03:two\n") == 0 && pt_is(0, "S03:mnt=one\n@S03:two\n"),
+	ok(file_write(buf, "+@S03:two\n") == 0 && pt_is(0, "S03:mnt=one\n@S03:two\n"),
 	   "SPEC §3.1: a write through the second instance changes the same tag set");
 	list_dir(MNT2, &l);
 	ok(count_pid(&l, me) == 1 && count_name(&l, "self") == 1,
@@ -350,7 +237,7 @@ static void test_mounts(void)
 	ok(pt_write(0, "+S03:after\n") == 0 && pt_is(0, "S03:after\n") &&
 	   pt_write(0, "-\n") == 0 && pt_is(0, ""),
 	   "SPEC §3.1: /proc/ptags still works after the second instance is gone");
-	ref2 = read_long_file("/sys/module/ptags/refcnt");
+	ref2 = file_long("/sys/module/ptags/refcnt");
 	diag("module refcnt after umount: %ld", ref2);
 	ok(ref2 == ref0, "SPEC §3.1: the refcount returns to its value before the second mount (%ld vs %ld)",
 	   ref2, ref0);
@@ -360,7 +247,7 @@ static void test_mounts(void)
 static void test_self_and_untagged(void)
 {
 	char link[64], want[32], buf[256];
-	struct sleeper s;
+	struct idler s;
 	struct listing l;
 	struct stat st;
 	pid_t me = getpid();
@@ -368,8 +255,7 @@ static void test_self_and_untagged(void)
 
 	ok(lstat(PT_ROOT "/self", &st) == 0 && S_ISLNK(st.st_mode),
 	   "SPEC §3.2: /proc/ptags/self is a symbolic link");
-	n = readlink(PT_ROOT "/self", link, sizeof(link) - 1);
-	link[n > 0 ? n : 0] = 0;
+	n = link_read(PT_ROOT "/self", link, sizeof(link));
 	snprintf(want, sizeof(want), "%d", (int)me);
 	ok(n > 0 && !strcmp(link, want),
 	   "SPEC §3.2: readlink(/proc/ptags/self) gives our tgid ('%s', want '%s')", link, want);
@@ -381,7 +267,7 @@ static void test_self_and_untagged(void)
 	   "SPEC §3.2: reading self gives our own tags (same as by pid)");
 	ok(pt_write(0, "-\n") == 0, "cleanup: untag self");
 
-	sleeper_start(&s);
+	idler_start(&s);
 	snprintf(buf, sizeof(buf), "%d", (int)s.pid);
 	ok(lookup_err(PT_ROOT, buf) == 0,
 	   "SPEC §3.2: /proc/ptags/PID exists for an untagged live process");
@@ -396,7 +282,7 @@ static void test_self_and_untagged(void)
 	list_dir(PT_ROOT, &l);
 	ok(count_pid(&l, s.pid) == 0,
 	   "SPEC §3.2: an untagged live process is not listed");
-	sleeper_reap(&s);
+	idler_reap(&s);
 	ok(lookup_err(PT_ROOT, buf) == ENOENT && open_err(PT_ROOT, buf, O_RDONLY) == ENOENT,
 	   "SPEC §3.2: an exited and reaped pid fails lookup with ENOENT");
 	ok(open_err(PT_ROOT, buf, O_WRONLY) == ENOENT,
@@ -415,7 +301,7 @@ static void test_nonexistent(void)
 	pid_t p;
 	size_t i;
 
-	max = read_long_file("/proc/sys/kernel/pid_max");
+	max = file_long("/proc/sys/kernel/pid_max");
 	if (max < 2)
 		max = 32768;
 	for (p = max - 1; p > 300; p--)
@@ -581,7 +467,7 @@ static void test_leader_exit(void)
 
 static void test_zombie_and_listing(void)
 {
-	struct sleeper k[4], z;
+	struct idler k[4], z;
 	struct listing l;
 	char name[32];
 	long tp0, tp1, tp2;
@@ -589,13 +475,13 @@ static void test_zombie_and_listing(void)
 	bool only_expected = true;
 
 	tp0 = pt_stat("tagged_processes");
-	sleeper_start(&z);
+	idler_start(&z);
 	ok(pt_write(z.pid, "+S03:zombie\n+@S03:kept\n") == 0 && pt_is(z.pid, "@S03:kept\nS03:zombie\n"),
 	   "setup: tag a child that will become a zombie");
 	list_dir(PT_ROOT, &l);
 	ok(count_pid(&l, z.pid) == 1, "SPEC §3.2: the tagged child is listed before it exits");
 	tp1 = pt_stat("tagged_processes");
-	sleeper_zombie(&z);
+	idler_zombie(&z);
 	snprintf(name, sizeof(name), "%d", (int)z.pid);
 	{
 		char tp[64];
@@ -613,12 +499,12 @@ static void test_zombie_and_listing(void)
 	tp2 = pt_stat("tagged_processes");
 	ok(tp1 == tp0 + 1 && tp2 == tp0,
 	   "SPEC §3.2/§8: a zombie holds no tags (tagged_processes %ld -> %ld -> %ld)", tp0, tp1, tp2);
-	sleeper_reap(&z);
+	idler_reap(&z);
 	ok(lookup_err(PT_ROOT, name) == ENOENT, "SPEC §3.2: the reaped pid fails lookup too");
 
 	/* Listing: tag k[0], k[2] and ourselves; k[1], k[3] stay untagged. */
 	for (i = 0; i < 4; i++)
-		sleeper_start(&k[i]);
+		idler_start(&k[i]);
 	ok(pt_write(k[0].pid, "+S03:list\n") == 0 && pt_write(k[2].pid, "+@S03:list\n!S03:list=2\n") == 0 &&
 	   pt_write(0, "+S03:me\n") == 0, "setup: tag two children and ourselves");
 	list_dir(PT_ROOT, &l);
@@ -664,7 +550,7 @@ static void test_zombie_and_listing(void)
 	ok(lookup_err(PT_ROOT, name) == 0 && pt_is(k[0].pid, ""),
 	   "SPEC §3.2: the untagged child is still looked up (reads empty)");
 	for (i = 0; i < 4; i++)
-		sleeper_reap(&k[i]);
+		idler_reap(&k[i]);
 	ok(pt_write(0, "-\n") == 0 && pt_is(0, ""), "cleanup: untag self");
 	list_dir(PT_ROOT, &l);
 	ok(count_pid(&l, k[2].pid) == 0 && count_pid(&l, getpid()) == 0,

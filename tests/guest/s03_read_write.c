@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include <grp.h>	/* setgroups(), used by guest.h */
 #include "guest.h"
-#include "kid.h"
+#include "agent.h"
 
 #include <sys/stat.h>
 
@@ -437,32 +437,32 @@ static void test_e2big(void)
 
 static void test_rights_snapshot(void)
 {
-	struct kid k;
+	struct agent *k;
 
 	reset("");
-	kid_start(&k, false);
-	ok(pt_write(k.pid, "+ptags:ptags:add\n") == 0, "setup: grant ptags:ptags:add to a child");
-	ok(kid_drop(&k), "setup: the child dropped its privileges");
-	ok(kid_write(&k, 0, "+ptags:add\n+X\n") == EPERM && pt_is(k.pid, "ptags:ptags:add\n"),
+	k = agent_new(false);
+	ok(pt_write(k->pid, "+ptags:ptags:add\n") == 0, "setup: grant ptags:ptags:add to a child");
+	ok(a_drop(k), "setup: the child dropped its privileges");
+	ok(aw(k, 0, "+ptags:add\n+X\n") == EPERM && pt_is(k->pid, "ptags:ptags:add\n"),
 	   "SPEC §3.4: a right added by line 1 does not count for line 2 (EPERM, nothing changes)");
-	ok(kid_write(&k, 0, "+X\n") == EPERM && pt_is(k.pid, "ptags:ptags:add\n"),
+	ok(aw(k, 0, "+X\n") == EPERM && pt_is(k->pid, "ptags:ptags:add\n"),
 	   "SPEC §5.2: without ptags:add the child cannot add X");
-	ok(kid_write(&k, 0, "+ptags:add\n") == 0 && pt_is(k.pid, "ptags:add\nptags:ptags:add\n"),
+	ok(aw(k, 0, "+ptags:add\n") == 0 && pt_is(k->pid, "ptags:add\nptags:ptags:add\n"),
 	   "SPEC §5.1: with ptags:ptags:add the child adds ptags:add to itself");
-	ok(kid_write(&k, 0, "+X\n") == 0 && pt_is(k.pid, "X\nptags:add\nptags:ptags:add\n"),
+	ok(aw(k, 0, "+X\n") == 0 && pt_is(k->pid, "X\nptags:add\nptags:ptags:add\n"),
 	   "SPEC §3.4: in a later write the new right counts");
-	ok(kid_write(&k, 0, "+Y\n+Z\n-X\n") == EPERM && pt_is(k.pid, "X\nptags:add\nptags:ptags:add\n"),
+	ok(aw(k, 0, "+Y\n+Z\n-X\n") == EPERM && pt_is(k->pid, "X\nptags:add\nptags:ptags:add\n"),
 	   "SPEC §3.4: an unprivileged write whose 3rd line is not allowed (EPERM) changes nothing");
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 
-	kid_start(&k, false);
-	ok(pt_write(k.pid, "+ptags:add\n+ptags:ptags:sub\n") == 0, "setup: grant ptags:add and ptags:ptags:sub");
-	ok(kid_drop(&k), "setup: the child dropped its privileges");
-	ok(kid_write(&k, 0, "-ptags:add\n+X\n") == 0 && pt_is(k.pid, "X\nptags:ptags:sub\n"),
+	k = agent_new(false);
+	ok(pt_write(k->pid, "+ptags:add\n+ptags:ptags:sub\n") == 0, "setup: grant ptags:add and ptags:ptags:sub");
+	ok(a_drop(k), "setup: the child dropped its privileges");
+	ok(aw(k, 0, "-ptags:add\n+X\n") == 0 && pt_is(k->pid, "X\nptags:ptags:sub\n"),
 	   "SPEC §3.4: a right removed by line 1 still counts for line 2 (rights from the start of the write)");
-	ok(kid_write(&k, 0, "+Y\n") == EPERM && pt_is(k.pid, "X\nptags:ptags:sub\n"),
+	ok(aw(k, 0, "+Y\n") == EPERM && pt_is(k->pid, "X\nptags:ptags:sub\n"),
 	   "SPEC §3.4: in the next write the removed right is gone (EPERM)");
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 }
 
 int main(void)

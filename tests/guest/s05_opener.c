@@ -15,411 +15,7 @@
 #define _GNU_SOURCE
 #include <grp.h>		/* setgroups(), used by guest.h */
 #include "guest.h"
-#include <sys/socket.h>
-#include <sys/uio.h>
-
-enum {
-	OP_DROP = 1,	/* drop_privileges(target) */
-	OP_DROPMAC,	/* stay uid 0, lose only CAP_MAC_ADMIN */
-	OP_WRITE,	/* pt_write(target, data) */
-	OP_OPEN,	/* slot = open(/proc/ptags/target, O_WRONLY) */
-	OP_FDWRITE,	/* pt_fdwrite(slot, data) */
-	OP_SENDFD,	/* reply carries slot's descriptor */
-	OP_RECVFD,	/* slot = descriptor carried by the command */
-	OP_CLOSE,	/* close(slot) */
-	OP_EXIT,
-};
-
-#define NSLOTS 8
-
-struct cmd {
-	int op;
-	int target;
-	int slot;
-	char data[512];
-};
-
-struct reply {
-	int ret;
-};
-
-struct agent {
-	pid_t pid;
-	int sock;
-};
-
-#define ERR_DEAD 999
-
-/* ------------------------------------------------------- fd passing */
-
-static int send_fd_msg(int sock, const void *buf, size_t len, int fd)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = (void *)buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1 };
-	struct cmsghdr *c;
-
-	if (fd >= 0) {
-		memset(&u, 0, sizeof(u));
-		mh.msg_control = u.b;
-		mh.msg_controllen = sizeof(u.b);
-		c = CMSG_FIRSTHDR(&mh);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &mh, 0) == (ssize_t)len ? 0 : -1;
-}
-
-/* Receive one message; *fd is the passed descriptor or -1. */
-static ssize_t recv_fd_msg(int sock, void *buf, size_t len, int *fd)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} u;
-	struct iovec iov = { .iov_base = buf, .iov_len = len };
-	struct msghdr mh = { .msg_iov = &iov, .msg_iovlen = 1,
-			     .msg_control = u.b, .msg_controllen = sizeof(u.b) };
-	struct cmsghdr *c;
-	ssize_t n;
-
-	*fd = -1;
-	n = recvmsg(sock, &mh, MSG_CMSG_CLOEXEC);
-	if (n < 0)
-		return n;
-	for (c = CMSG_FIRSTHDR(&mh); c; c = CMSG_NXTHDR(&mh, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(fd, CMSG_DATA(c), sizeof(int));
-	return n;
-}
-
-/* ---------------------------------------------------------------- agent */
-
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	return !!(data[cap / 32].effective & (1u << (cap % 32)));
-}
-
-/* Root keeps uid 0 and every capability except CAP_MAC_ADMIN. */
-static int drop_mac_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	int i = CAP_MAC_ADMIN / 32;
-	unsigned int bit = 1u << (CAP_MAC_ADMIN % 32);
-
-	if (prctl(PR_CAPBSET_DROP, CAP_MAC_ADMIN, 0, 0, 0))
-		return 1;
-	if (syscall(SYS_capget, &hdr, data))
-		return 2;
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	if (syscall(SYS_capset, &hdr, data))
-		return 3;
-	if (syscall(SYS_capget, &hdr, data))
-		return 4;
-	if ((data[i].effective | data[i].permitted) & bit)
-		return 5;
-	if (prctl(PR_CAPBSET_READ, CAP_MAC_ADMIN, 0, 0, 0) != 0)
-		return 6;
-	if (getuid() != 0 || geteuid() != 0)
-		return 7;
-	if (has_cap(CAP_SYS_ADMIN) != 1)
-		return 8;
-	return 0;
-}
-
-static int agent_loop(int sock)
-{
-	int fds[NSLOTS], got, i, send_with = -1;
-	struct cmd c;
-	struct reply r;
-	char path[64];
-	ssize_t n;
-
-	for (i = 0; i < NSLOTS; i++)
-		fds[i] = -1;
-	for (;;) {
-		n = recv_fd_msg(sock, &c, sizeof(c), &got);
-		if (n != (ssize_t)sizeof(c)) {
-			if (got >= 0)
-				close(got);
-			break;
-		}
-		memset(&r, 0, sizeof(r));
-		c.data[sizeof(c.data) - 1] = 0;
-		send_with = -1;
-		if (c.slot < 0 || c.slot >= NSLOTS)
-			c.slot = 0;
-		switch (c.op) {
-		case OP_DROP:
-			r.ret = drop_privileges(c.target) ? -1 : 0;
-			break;
-		case OP_DROPMAC:
-			r.ret = drop_mac_admin();
-			break;
-		case OP_WRITE:
-			r.ret = pt_write(c.target, c.data);
-			break;
-		case OP_OPEN:
-			if (fds[c.slot] >= 0)
-				close(fds[c.slot]);
-			pt_path(path, sizeof(path), c.target);
-			fds[c.slot] = open(path, O_WRONLY);
-			r.ret = fds[c.slot] < 0 ? errno : 0;
-			break;
-		case OP_FDWRITE:
-			r.ret = fds[c.slot] < 0 ? EBADF :
-				pt_fdwrite(fds[c.slot], c.data);
-			break;
-		case OP_SENDFD:
-			send_with = fds[c.slot];
-			r.ret = send_with < 0 ? EBADF : 0;
-			break;
-		case OP_RECVFD:
-			if (fds[c.slot] >= 0)
-				close(fds[c.slot]);
-			fds[c.slot] = got;
-			got = -1;
-			r.ret = fds[c.slot] < 0 ? EBADF : 0;
-			break;
-		case OP_CLOSE:
-			if (fds[c.slot] >= 0)
-				close(fds[c.slot]);
-			fds[c.slot] = -1;
-			break;
-		case OP_EXIT:
-			return 0;
-		default:
-			r.ret = -1;
-		}
-		if (got >= 0)
-			close(got);
-		if (send_fd_msg(sock, &r, sizeof(r), send_with))
-			break;
-	}
-	return 0;
-}
-
-/* --------------------------------------------------------------- parent */
-
-static struct agent agents[64];
-static int nagents;
-
-static struct agent *agent_new(void)
-{
-	struct agent *a;
-	int sv[2], fd;
-
-	if (nagents >= (int)(sizeof(agents) / sizeof(agents[0])))
-		die("too many agents");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
-		die("socketpair");
-	fflush(stdout);
-	a = &agents[nagents++];
-	a->pid = fork();
-	if (a->pid < 0)
-		die("fork");
-	if (a->pid == 0) {
-		for (fd = 3; fd < 1024; fd++)
-			if (fd != sv[1])
-				close(fd);
-		_exit(agent_loop(sv[1]));
-	}
-	close(sv[1]);
-	a->sock = sv[0];
-	return a;
-}
-
-/* One command; @give: descriptor to pass along (-1: none); @take: gets one. */
-static int acmd_fd(struct agent *a, int op, int target, int slot,
-		   const char *data, int give, int *take)
-{
-	struct cmd c;
-	struct reply r;
-	int fd;
-
-	memset(&c, 0, sizeof(c));
-	c.op = op;
-	c.target = target;
-	c.slot = slot;
-	if (data)
-		snprintf(c.data, sizeof(c.data), "%s", data);
-	if (send_fd_msg(a->sock, &c, sizeof(c), give))
-		return ERR_DEAD;
-	if (recv_fd_msg(a->sock, &r, sizeof(r), &fd) != (ssize_t)sizeof(r))
-		return ERR_DEAD;
-	if (take)
-		*take = fd;
-	else if (fd >= 0)
-		close(fd);
-	return r.ret;
-}
-
-static int acmd(struct agent *a, int op, int target, int slot, const char *data)
-{
-	return acmd_fd(a, op, target, slot, data, -1, NULL);
-}
-
-/* Agent @a opens /proc/ptags/@target for writing into @slot. */
-static int a_open(struct agent *a, pid_t target, int slot)
-{
-	return acmd(a, OP_OPEN, target, slot, NULL);
-}
-
-/* Agent @a writes @s through the descriptor in @slot. */
-static int a_fdw(struct agent *a, int slot, const char *s)
-{
-	return acmd(a, OP_FDWRITE, 0, slot, s);
-}
-
-/* The descriptor in @a's @slot, as a descriptor of this process (-1). */
-static int a_take(struct agent *a, int slot)
-{
-	int fd = -1;
-
-	if (acmd_fd(a, OP_SENDFD, 0, slot, NULL, -1, &fd))
-		return -1;
-	return fd;
-}
-
-/* Give our descriptor @fd to agent @a as its @slot; 0 on success. */
-static int a_give(struct agent *a, int slot, int fd)
-{
-	return acmd_fd(a, OP_RECVFD, 0, slot, NULL, fd, NULL);
-}
-
-/* Move agent @from's @slot descriptor to agent @to's @slot (the file, and
- * so its opener, stay the same). */
-static int a_pass(struct agent *from, struct agent *to, int slot)
-{
-	int fd = a_take(from, slot), rc;
-
-	if (fd < 0)
-		return -1;
-	rc = a_give(to, slot, fd);
-	close(fd);
-	return rc;
-}
-
-static void agent_end(struct agent *a)
-{
-	struct cmd c;
-	int st;
-
-	if (a->pid <= 0)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.op = OP_EXIT;
-	send(a->sock, &c, sizeof(c), 0);
-	close(a->sock);
-	waitpid(a->pid, &st, 0);
-	a->pid = -1;
-}
-
-static const char *ename(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case 0: return "success";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EINVAL: return "EINVAL";
-	case ESRCH: return "ESRCH";
-	case EBADF: return "EBADF";
-	case EACCES: return "EACCES";
-	case ERR_DEAD: return "agent-died";
-	}
-	snprintf(buf, sizeof(buf), "ret %d", e);
-	return buf;
-}
-
-static bool __attribute__((format(printf, 3, 4)))
-expect(int got, int want, const char *fmt, ...)
-{
-	char name[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	if (got != want)
-		diag("expected %s, got %s", ename(want), ename(got));
-	return ok(got == want, "%s", name);
-}
-
-static const char *esc(const char *s)
-{
-	static char buf[4][1024];
-	static int k;
-	char *b = buf[k++ % 4];
-	size_t i = 0;
-
-	for (; *s && i + 3 < sizeof(buf[0]); s++) {
-		if (*s == '\n') {
-			b[i++] = '\\';
-			b[i++] = 'n';
-		} else {
-			b[i++] = *s;
-		}
-	}
-	b[i] = 0;
-	return b;
-}
-
-static void root_write(pid_t pid, const char *s)
-{
-	int rc = pt_write(pid, s);
-
-	if (rc)
-		ok(false, "setup: root write of [%s] to %d: %s", esc(s),
-		   (int)pid, strerror(rc));
-}
-
-static struct agent *unpriv(const char *grants)
-{
-	struct agent *a = agent_new();
-
-	if (grants && *grants)
-		root_write(a->pid, grants);
-	expect(acmd(a, OP_DROP, 65534, 0, NULL), 0,
-	       "setup: agent %d (grants [%s]) drop_privileges(65534) returned 0",
-	       (int)a->pid, esc(grants ? grants : ""));
-	return a;
-}
-
-static bool tags_are(pid_t pid, const char *expect_tags)
-{
-	static char buf[1 << 16];
-	ssize_t n = pt_read(pid, buf, sizeof(buf));
-
-	if (n < 0) {
-		diag("read of pid %d failed: %s", (int)pid, strerror(-n));
-		return false;
-	}
-	if (strcmp(buf, expect_tags)) {
-		diag("pid %d has tags [%s], expected [%s]", (int)pid, esc(buf),
-		     esc(expect_tags));
-		return false;
-	}
-	return true;
-}
+#include "agent.h"
 
 /* ------------------------------------------------------------- (a) */
 
@@ -428,12 +24,12 @@ static void test_root_opened(void)
 	struct agent *v = unpriv("");
 	struct agent *w = unpriv("");
 	struct agent *w2 = unpriv("+ptags:add\n+ptags:others\n");
-	struct agent *m = agent_new();
-	struct agent *r = agent_new();
+	struct agent *m = agent_new(false);
+	struct agent *r = agent_new(false);
 	char path[64];
 	int fd;
 
-	expect(acmd(m, OP_DROPMAC, 0, 0, NULL), 0,
+	expect(acmd(m, OP_DROPMAC, 0, NULL), 0,
 	       "setup: uid 0 agent dropped only CAP_MAC_ADMIN");
 	pt_path(path, sizeof(path), v->pid);
 	fd = open(path, O_WRONLY);
@@ -453,11 +49,11 @@ static void test_root_opened(void)
 	       "SPEC §5.5: root-opened fd (opener holds no tag rights), writer with ptags:add+others: +X -> EPERM");
 	expect(a_fdw(m, 0, "+X\n"), EPERM,
 	       "SPEC §5.5: root-opened fd, uid-0 writer without CAP_MAC_ADMIN: +X -> EPERM");
-	ok(tags_are(v->pid, ""), "SPEC §5.5: victim unchanged");
+	ok(pt_is(v->pid, ""), "SPEC §5.5: victim unchanged");
 	expect(a_open(w2, v->pid, 1), 0, "setup: agent 2 opens the victim itself");
 	expect(a_fdw(w2, 1, "+X\n"), 0,
 	       "SPEC §5.3/§5.5: control: writer with ptags:add+others through its own fd: +X");
-	ok(tags_are(v->pid, "X\n"), "SPEC §5.5: control write landed");
+	ok(pt_is(v->pid, "X\n"), "SPEC §5.5: control write landed");
 
 	/* uid 0 without CAP_MAC_ADMIN opens, root with it writes */
 	expect(a_open(m, v->pid, 1), 0, "setup: uid-0 agent without CAP_MAC_ADMIN opens the victim");
@@ -470,17 +66,17 @@ static void test_root_opened(void)
 		       "SPEC §5.5: opener without CAP_MAC_ADMIN, root writer with it: +Z -> EPERM");
 		close(fd);
 	}
-	ok(tags_are(v->pid, "X\n"), "SPEC §5.5: victim unchanged");
+	ok(pt_is(v->pid, "X\n"), "SPEC §5.5: victim unchanged");
 
 	/* one process: opened while privileged, writes after losing it */
 	expect(a_open(r, v->pid, 0), 0, "setup: root agent opens the victim");
 	expect(a_fdw(r, 0, "+P\n"), 0,
 	       "SPEC §5.4/§5.5: root agent writes through the fd it opened: +P");
-	expect(acmd(r, OP_DROP, 65534, 0, NULL), 0,
+	expect(acmd(r, OP_DROP, 65534, NULL), 0,
 	       "setup: that agent then drop_privileges(65534) returned 0");
 	expect(a_fdw(r, 0, "-P\n"), EPERM,
 	       "SPEC §5.5: the same fd after the writer lost CAP_MAC_ADMIN: -P -> EPERM");
-	ok(tags_are(v->pid, "P\nX\n"), "SPEC §5.5: victim has P and X");
+	ok(pt_is(v->pid, "P\nX\n"), "SPEC §5.5: victim has P and X");
 	agent_end(v);
 	agent_end(w);
 	agent_end(w2);
@@ -503,7 +99,6 @@ static int deputy_main(void)
 static int run_deputy(int fd)
 {
 	pid_t pid;
-	int st;
 
 	fflush(stdout);
 	pid = fork();
@@ -515,9 +110,7 @@ static int run_deputy(int fd)
 		execl("/proc/self/exe", "s05_opener", "--deputy", (char *)NULL);
 		_exit(211);
 	}
-	if (waitpid(pid, &st, 0) != pid)
-		die("waitpid");
-	return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+	return wait_exit(pid);
 }
 
 static void test_confused_deputy(void)
@@ -563,7 +156,7 @@ static void test_confused_deputy(void)
 		       "SPEC §5.5: exec'ed privileged helper writing +X to its stdout (opened by an unprivileged process) -> EPERM");
 		close(fd);
 	}
-	ok(tags_are(v->pid, "Y\n"), "SPEC §5.5: victim unchanged by the deputy");
+	ok(pt_is(v->pid, "Y\n"), "SPEC §5.5: victim unchanged by the deputy");
 
 	/* the opener holds ptags:S rights; the root writer holds no tags */
 	expect(a_open(o, v->pid, 0), 0, "setup: S-rights agent opens the victim");
@@ -583,7 +176,7 @@ static void test_confused_deputy(void)
 	expect(run_deputy(fd), 0,
 	       "SPEC §5.4/§5.5: control: the privileged helper writing to a root-opened stdout succeeds");
 	close(fd);
-	ok(tags_are(v->pid, "X\nY\n"), "SPEC §5.5: control write landed");
+	ok(pt_is(v->pid, "X\nY\n"), "SPEC §5.5: control write landed");
 	agent_end(v);
 	agent_end(u);
 	agent_end(o);
@@ -607,13 +200,13 @@ static void test_intersection(void)
 	       "SPEC §5.5: S-opened fd, T writer: +S:x -> EPERM (writer lacks S)");
 	expect(a_fdw(w, 0, "+T:x\n"), EPERM,
 	       "SPEC §5.5: S-opened fd, T writer: +T:x -> EPERM (opener lacked T)");
-	ok(tags_are(v->pid, ""), "SPEC §5.5: victim unchanged");
+	ok(pt_is(v->pid, ""), "SPEC §5.5: victim unchanged");
 	expect(a_open(w, v->pid, 1), 0, "setup: T writer opens the victim itself");
 	expect(a_fdw(w, 1, "+T:x\n"), 0,
 	       "SPEC §5.5: T writer through its own fd: +T:x");
 	expect(a_fdw(o, 0, "+S:x\n"), 0,
 	       "SPEC §5.5: S opener through its own fd: +S:x");
-	ok(tags_are(v->pid, "S:x\nT:x\n"), "SPEC §5.5: both own-fd writes landed");
+	ok(pt_is(v->pid, "S:x\nT:x\n"), "SPEC §5.5: both own-fd writes landed");
 
 	expect(a_open(o2, v->pid, 0), 0, "setup: S opener 2 opens the victim");
 	expect(a_pass(o2, w2, 0), 0, "setup: fd passed to S writer 2");
@@ -621,7 +214,7 @@ static void test_intersection(void)
 	       "SPEC §5.5: opener and writer both hold S rights: +S:y through a passed fd");
 	expect(a_fdw(w2, 0, "+T:y\n"), EPERM,
 	       "SPEC §5.5: opener and writer both hold S rights: +T:y -> EPERM");
-	ok(tags_are(v->pid, "S:x\nS:y\nT:x\n"), "SPEC §5.5: +S:y landed");
+	ok(pt_is(v->pid, "S:x\nS:y\nT:x\n"), "SPEC §5.5: +S:y landed");
 
 	/* the writer's own entry, opened by a process without rights */
 	expect(a_open(o3, w3->pid, 0), 0,
@@ -632,7 +225,7 @@ static void test_intersection(void)
 	expect(a_open(w3, 0, 1), 0, "setup: writer opens its own entry");
 	expect(a_fdw(w3, 1, "+X\n"), 0,
 	       "SPEC §5.2/§5.5: ptags:add writer, own entry it opened itself: +X");
-	ok(tags_are(w3->pid, "X\nptags:add\n"), "SPEC §5.5: only the second write landed");
+	ok(pt_is(w3->pid, "X\nptags:add\n"), "SPEC §5.5: only the second write landed");
 
 	agent_end(v);
 	agent_end(o);
@@ -662,7 +255,7 @@ static void test_timing(void)
 	/* opener's rights removed after open: still counted */
 	expect(a_open(o4, vp, 0), 0, "setup: opener with S rights opens the victim");
 	root_write(o4->pid, SRIGHTS_OFF);
-	ok(tags_are(o4->pid, ""), "setup: opener's rights removed after opening");
+	ok(pt_is(o4->pid, ""), "setup: opener's rights removed after opening");
 	expect(a_pass(o4, w4, 0), 0, "setup: fd passed to S writer");
 	expect(a_fdw(w4, 0, "+S:d\n"), 0,
 	       "SPEC §5.5: opener held S rights when it opened (removed since), writer holds them: +S:d succeeds");
@@ -701,7 +294,7 @@ static void test_timing(void)
 	expect(a_fdw(w9, 0, "+S:i\n"), 0,
 	       "SPEC §5.5: opener held S rights at open and has exited since: +S:i succeeds");
 
-	ok(tags_are(vp, "S:d\nS:f\nS:g\nS:i\n"), "SPEC §5.5: victim's resulting tags");
+	ok(pt_is(vp, "S:d\nS:f\nS:g\nS:i\n"), "SPEC §5.5: victim's resulting tags");
 	agent_end(v);
 	agent_end(o4);
 	agent_end(w4);

@@ -12,376 +12,14 @@
 #define _GNU_SOURCE
 #include <grp.h>		/* setgroups(), used by guest.h */
 #include "guest.h"
-#include <sched.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-
-enum {
-	OP_DROP = 1,	/* drop_privileges(target) */
-	OP_DROPMAC,	/* stay uid 0, lose only CAP_MAC_ADMIN */
-	OP_USERNS,	/* unshare(CLONE_NEWUSER), map self to 0 */
-	OP_WRITE,	/* pt_write(target, data) */
-	OP_READ,	/* pt_read(target) -> reply data */
-	OP_SPAWN,	/* fork a sleeping child, reply its pid */
-	OP_REAP,	/* end and reap that child */
-	OP_EXIT,
-};
-
-struct cmd {
-	int op;
-	int target;
-	char data[512];
-};
-
-struct reply {
-	int ret;
-	char data[2048];
-};
-
-struct agent {
-	pid_t pid;
-	int sock;
-};
-
-#define ERR_DEAD 999
-
-/* ---------------------------------------------------------------- agent */
-
-static pid_t kid_pid = -1;
-static int kid_pipe = -1;
-
-static int has_cap(int cap)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-
-	if (syscall(SYS_capget, &hdr, data))
-		return -1;
-	return !!(data[cap / 32].effective & (1u << (cap % 32)));
-}
-
-/* Root keeps uid 0 and every capability except CAP_MAC_ADMIN. */
-static int drop_mac_admin(void)
-{
-	struct __user_cap_header_struct hdr = {
-		.version = _LINUX_CAPABILITY_VERSION_3,
-	};
-	struct __user_cap_data_struct data[2];
-	int i = CAP_MAC_ADMIN / 32;
-	unsigned int bit = 1u << (CAP_MAC_ADMIN % 32);
-
-	if (prctl(PR_CAPBSET_DROP, CAP_MAC_ADMIN, 0, 0, 0))
-		return 1;
-	if (syscall(SYS_capget, &hdr, data))
-		return 2;
-	data[i].effective &= ~bit;
-	data[i].permitted &= ~bit;
-	data[i].inheritable &= ~bit;
-	if (syscall(SYS_capset, &hdr, data))
-		return 3;
-	if (syscall(SYS_capget, &hdr, data))
-		return 4;
-	if ((data[i].effective | data[i].permitted) & bit)
-		return 5;
-	if (prctl(PR_CAPBSET_READ, CAP_MAC_ADMIN, 0, 0, 0) != 0)
-		return 6;
-	if (getuid() != 0 || geteuid() != 0)
-		return 7;
-	if (has_cap(CAP_SYS_ADMIN) != 1)	/* still "root" otherwise */
-		return 8;
-	return 0;
-}
-
-static int write_file(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = write(fd, s, strlen(s));
-	close(fd);
-	return n == (ssize_t)strlen(s) ? 0 : -1;
-}
-
-/* Unprivileged uid: new user namespace where we are root. */
-static int become_userns_root(void)
-{
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	char map[64];
-
-	if (uid == 0)
-		return 1;
-	/* setresuid() made us non-dumpable: the id map files would be root's */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
-		return 8;
-	if (unshare(CLONE_NEWUSER))
-		return 2;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)uid);
-	if (write_file("/proc/self/uid_map", map))
-		return 3;
-	if (write_file("/proc/self/setgroups", "deny\n"))
-		return 4;
-	snprintf(map, sizeof(map), "0 %u 1\n", (unsigned int)gid);
-	if (write_file("/proc/self/gid_map", map))
-		return 5;
-	if (getuid() != 0 || geteuid() != 0)
-		return 6;
-	if (has_cap(CAP_MAC_ADMIN) != 1)	/* in its own namespace */
-		return 7;
-	return 0;
-}
-
-static int agent_loop(int sock)
-{
-	struct cmd c;
-	struct reply r;
-	int p[2], st;
-	ssize_t n;
-
-	for (;;) {
-		n = recv(sock, &c, sizeof(c), 0);
-		if (n != (ssize_t)sizeof(c))
-			break;
-		memset(&r, 0, sizeof(r));
-		c.data[sizeof(c.data) - 1] = 0;
-		switch (c.op) {
-		case OP_DROP:
-			r.ret = drop_privileges(c.target) ? -1 : 0;
-			break;
-		case OP_DROPMAC:
-			r.ret = drop_mac_admin();
-			break;
-		case OP_USERNS:
-			r.ret = become_userns_root();
-			break;
-		case OP_WRITE:
-			r.ret = pt_write(c.target, c.data);
-			break;
-		case OP_READ:
-			n = pt_read(c.target, r.data, sizeof(r.data));
-			r.ret = n < 0 ? -n : 0;
-			break;
-		case OP_SPAWN:
-			if (pipe(p)) {
-				r.ret = -1;
-				break;
-			}
-			kid_pid = fork();
-			if (kid_pid == 0) {
-				char b;
-
-				close(p[1]);
-				close(sock);
-				while (read(p[0], &b, 1) > 0)
-					;
-				_exit(0);
-			}
-			close(p[0]);
-			kid_pipe = p[1];
-			r.ret = kid_pid;
-			break;
-		case OP_REAP:
-			close(kid_pipe);
-			r.ret = waitpid(kid_pid, &st, 0) == kid_pid ? 0 : -1;
-			kid_pid = -1;
-			break;
-		case OP_EXIT:
-			goto out;
-		default:
-			r.ret = -1;
-		}
-		if (send(sock, &r, sizeof(r), 0) != (ssize_t)sizeof(r))
-			break;
-	}
-out:
-	if (kid_pid > 0) {
-		close(kid_pipe);
-		waitpid(kid_pid, &st, 0);
-	}
-	return 0;
-}
-
-/* --------------------------------------------------------------- parent */
-
-static struct agent agents[64];
-static int nagents;
-
-static struct agent *agent_new(void)
-{
-	struct agent *a;
-	int sv[2], fd;
-
-	if (nagents >= (int)(sizeof(agents) / sizeof(agents[0])))
-		die("too many agents");
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET, 0, sv))
-		die("socketpair");
-	fflush(stdout);
-	a = &agents[nagents++];
-	a->pid = fork();
-	if (a->pid < 0)
-		die("fork");
-	if (a->pid == 0) {
-		for (fd = 3; fd < 1024; fd++)
-			if (fd != sv[1])
-				close(fd);
-		_exit(agent_loop(sv[1]));
-	}
-	close(sv[1]);
-	a->sock = sv[0];
-	return a;
-}
-
-static int acmd_r(struct agent *a, int op, int target, const char *data,
-		  struct reply *r)
-{
-	struct cmd c;
-
-	memset(&c, 0, sizeof(c));
-	c.op = op;
-	c.target = target;
-	if (data)
-		snprintf(c.data, sizeof(c.data), "%s", data);
-	if (send(a->sock, &c, sizeof(c), 0) != (ssize_t)sizeof(c))
-		return ERR_DEAD;
-	if (recv(a->sock, r, sizeof(*r), 0) != (ssize_t)sizeof(*r))
-		return ERR_DEAD;
-	return r->ret;
-}
-
-static int acmd(struct agent *a, int op, int target, const char *data)
-{
-	static struct reply r;
-
-	return acmd_r(a, op, target, data, &r);
-}
-
-/* The agent writes @s to the tags of @target (0: itself). */
-static int aw(struct agent *a, pid_t target, const char *s)
-{
-	return acmd(a, OP_WRITE, target, s);
-}
-
-static void agent_end(struct agent *a)
-{
-	struct cmd c;
-	int st;
-
-	if (a->pid <= 0)
-		return;
-	memset(&c, 0, sizeof(c));
-	c.op = OP_EXIT;
-	send(a->sock, &c, sizeof(c), 0);
-	close(a->sock);
-	waitpid(a->pid, &st, 0);
-	a->pid = -1;
-}
-
-static const char *ename(int e)
-{
-	static char buf[32];
-
-	switch (e) {
-	case 0: return "success";
-	case EPERM: return "EPERM";
-	case ENOENT: return "ENOENT";
-	case EINVAL: return "EINVAL";
-	case ESRCH: return "ESRCH";
-	case ECANCELED: return "ECANCELED";
-	case E2BIG: return "E2BIG";
-	case ERR_DEAD: return "agent-died";
-	}
-	snprintf(buf, sizeof(buf), "ret %d", e);
-	return buf;
-}
-
-/* ok() on an errno result, naming what came back when it differs. */
-static bool __attribute__((format(printf, 3, 4)))
-expect(int got, int want, const char *fmt, ...)
-{
-	char name[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(name, sizeof(name), fmt, ap);
-	va_end(ap);
-	if (got != want)
-		diag("expected %s, got %s", ename(want), ename(got));
-	return ok(got == want, "%s", name);
-}
-
-/* @s with newlines shown as "\\n", for one-line TAP names and diagnostics. */
-static const char *esc(const char *s)
-{
-	static char buf[4][1024];
-	static int k;
-	char *b = buf[k++ % 4];
-	size_t i = 0;
-
-	for (; *s && i + 3 < sizeof(buf[0]); s++) {
-		if (*s == '\n') {
-			b[i++] = '\\';
-			b[i++] = 'n';
-		} else {
-			b[i++] = *s;
-		}
-	}
-	b[i] = 0;
-	return b;
-}
-
-/* Root (this process, CAP_MAC_ADMIN) writes; failures show up as a test. */
-static void root_write(pid_t pid, const char *s)
-{
-	int rc = pt_write(pid, s);
-
-	if (rc)
-		ok(false, "setup: root write of [%s] to %d: %s", esc(s),
-		   (int)pid, strerror(rc));
-}
-
-/*
- * New agent holding @grants (a write given as-is, "" for nothing), then
- * dropped to uid 65534 without any capability.
- */
-static struct agent *unpriv(const char *grants)
-{
-	struct agent *a = agent_new();
-
-	if (grants && *grants)
-		root_write(a->pid, grants);
-	expect(acmd(a, OP_DROP, 65534, NULL), 0,
-	       "setup: agent %d (grants [%s]) drop_privileges(65534) returned 0",
-	       (int)a->pid, esc(grants ? grants : ""));
-	return a;
-}
-
-static bool tags_are(pid_t pid, const char *expect_tags)
-{
-	static char buf[1 << 16];
-	ssize_t n = pt_read(pid, buf, sizeof(buf));
-
-	if (n < 0) {
-		diag("read of pid %d failed: %s", (int)pid, strerror(-n));
-		return false;
-	}
-	if (strcmp(buf, expect_tags)) {
-		diag("pid %d has tags [%s], expected [%s]", (int)pid, esc(buf),
-		     esc(expect_tags));
-		return false;
-	}
-	return true;
-}
+#include "agent.h"
 
 /* ------------------------------------------------------------ §5.1-5.2 */
 
 static void test_default(void)
 {
 	struct agent *a = unpriv(""), *b = unpriv("");
-	struct reply r;
+	char r[2048];
 
 	expect(aw(a, 0, "+X\n"), EPERM,
 	       "SPEC §2/§5.2: no rights: +X on itself -> EPERM");
@@ -410,10 +48,10 @@ static void test_default(void)
 	       "SPEC §5.3: no rights: +Y on a sibling -> EPERM");
 	expect(aw(b, a->pid, "-X\n"), EPERM,
 	       "SPEC §5.3: no rights: -X on a sibling -> EPERM");
-	ok(acmd_r(b, OP_READ, a->pid, NULL, &r) == 0 &&
-	   !strcmp(r.data, "@K\nV=1\nX\n"),
+	ok(a_read(b, a->pid, r, sizeof(r)) == 0 &&
+	   !strcmp(r, "@K\nV=1\nX\n"),
 	   "SPEC §5.6: no rights: reading a sibling's tags works");
-	ok(tags_are(a->pid, "@K\nV=1\nX\n"),
+	ok(pt_is(a->pid, "@K\nV=1\nX\n"),
 	   "SPEC §5.2: refused writes left the tags unchanged");
 	agent_end(a);
 	agent_end(b);
@@ -446,11 +84,11 @@ static void test_global_add(void)
 	       "SPEC §5.1: ptags:add does not cover keep on ptags:add -> EPERM");
 	expect(aw(a, 0, "+@S:*\n"), 0,
 	       "SPEC §5.1: ptags:add: +@S:* sets keep on S:camera");
-	ok(tags_are(a->pid, "@S:camera\n@X\n@Y\nptags:add\n"),
+	ok(pt_is(a->pid, "@S:camera\n@X\n@Y\nptags:add\n"),
 	   "SPEC §5.1: ptags:add: resulting tags");
 	expect(aw(a, b->pid, "+X\n"), EPERM,
 	       "SPEC §5.3: ptags:add alone: +X on a sibling -> EPERM");
-	ok(tags_are(b->pid, ""), "SPEC §5.3: sibling unchanged");
+	ok(pt_is(b->pid, ""), "SPEC §5.3: sibling unchanged");
 	agent_end(a);
 	agent_end(b);
 }
@@ -464,7 +102,7 @@ static void test_global_sub(void)
 	expect(aw(a, 0, "-X\n"), 0, "SPEC §5.1: ptags:sub: -X");
 	expect(aw(a, 0, "-@Y\n"), 0,
 	       "SPEC §5.1: ptags:sub covers clearing keep (-@Y)");
-	ok(tags_are(a->pid, "@W\nY\nZ=v\nptags:sub\n"),
+	ok(pt_is(a->pid, "@W\nY\nZ=v\nptags:sub\n"),
 	   "SPEC §5.1: -@Y cleared the keep flag only");
 	expect(aw(a, 0, "-Y\n"), 0, "SPEC §5.1: ptags:sub: -Y");
 	expect(aw(a, 0, "-W\n"), 0,
@@ -475,7 +113,7 @@ static void test_global_sub(void)
 	       "SPEC §5.1: ptags:sub does not cover removing a value -> EPERM");
 	expect(aw(a, 0, "-ptags:sub\n"), EPERM,
 	       "SPEC §5.1: ptags:sub does not cover removing special ptags:sub -> EPERM");
-	ok(tags_are(a->pid, "Z=v\nptags:sub\n"),
+	ok(pt_is(a->pid, "Z=v\nptags:sub\n"),
 	   "SPEC §5.1: ptags:sub: resulting tags");
 	agent_end(a);
 }
@@ -487,13 +125,13 @@ static void test_global_set(void)
 	root_write(a->pid, "+X\n+Y\n!Y=old\n");
 	expect(aw(a, 0, "!X=v\n"), 0, "SPEC §5.1: ptags:set: !X=v");
 	expect(aw(a, 0, "!Y=new\n"), 0, "SPEC §5.1: ptags:set: !Y=new");
-	ok(tags_are(a->pid, "X=v\nY=new\nptags:set\n"),
+	ok(pt_is(a->pid, "X=v\nY=new\nptags:set\n"),
 	   "SPEC §5.1: ptags:set: values set");
 	expect(aw(a, 0, "!Y=\n"), 0,
 	       "SPEC §5.1: ptags:set covers removing a value (!Y=)");
 	expect(aw(a, 0, "!X\n"), 0,
 	       "SPEC §5.1: ptags:set covers removing a value (!X)");
-	ok(tags_are(a->pid, "X\nY\nptags:set\n"),
+	ok(pt_is(a->pid, "X\nY\nptags:set\n"),
 	   "SPEC §5.1: ptags:set: values removed");
 	expect(aw(a, 0, "!missing=1\n"), ENOENT,
 	       "SPEC §6: ptags:set: !missing=1 -> ENOENT");
@@ -529,7 +167,7 @@ static void test_prefix(void)
 	       "SPEC §5.1: ptags:S:add: -S:camera -> EPERM");
 	expect(aw(a, 0, "+S:new\n+SX\n"), EPERM,
 	       "SPEC §3.4/§5.1: +S:new then +SX in one write -> EPERM");
-	ok(tags_are(a->pid, "S\nS:a:b\n@S:camera\nptags:S:add\n"),
+	ok(pt_is(a->pid, "S\nS:a:b\n@S:camera\nptags:S:add\n"),
 	   "SPEC §5.1: ptags:S:add: resulting tags (failed write changed nothing)");
 
 	expect(aw(b, 0, "+a:b\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b");
@@ -551,17 +189,17 @@ static void test_prefix(void)
 	expect(aw(c, 0, "-S\n"), 0, "SPEC §5.1: ptags:S:sub: -S");
 	expect(aw(c, 0, "+S:z\n"), EPERM,
 	       "SPEC §5.1: ptags:S:sub: +S:z -> EPERM");
-	ok(tags_are(c->pid, "S:k\nSX\nT:a\nptags:S:sub\n"),
+	ok(pt_is(c->pid, "S:k\nSX\nT:a\nptags:S:sub\n"),
 	   "SPEC §5.1: ptags:S:sub: resulting tags");
 
 	root_write(d->pid, "+S:a\n+T:a\n");
 	expect(aw(d, 0, "!S:a=1\n"), 0, "SPEC §5.1: ptags:S:set: !S:a=1");
 	expect(aw(d, 0, "!T:a=1\n"), EPERM,
 	       "SPEC §5.1: ptags:S:set: !T:a=1 -> EPERM");
-	ok(tags_are(d->pid, "S:a=1\nT:a\nptags:S:set\n"),
+	ok(pt_is(d->pid, "S:a=1\nT:a\nptags:S:set\n"),
 	   "SPEC §5.1: ptags:S:set: value set");
 	expect(aw(d, 0, "!S:a\n"), 0, "SPEC §5.1: ptags:S:set: !S:a removes value");
-	ok(tags_are(d->pid, "S:a\nT:a\nptags:S:set\n"),
+	ok(pt_is(d->pid, "S:a\nT:a\nptags:S:set\n"),
 	   "SPEC §5.1: ptags:S:set: value removed");
 	agent_end(a);
 	agent_end(b);
@@ -585,24 +223,24 @@ static void test_special(void)
 	       "SPEC §5.1: ptags:ptags:add: +@ptags:S:add sets keep");
 	expect(aw(a, 0, "-ptags:S:add\n"), EPERM,
 	       "SPEC §5.1: ptags:ptags:add does not cover -ptags:S:add -> EPERM");
-	ok(tags_are(a->pid, "S:x\n@ptags:S:add\nptags:ptags:add\n"),
+	ok(pt_is(a->pid, "S:x\n@ptags:S:add\nptags:ptags:add\n"),
 	   "SPEC §5.1: ptags:ptags:add: resulting tags");
 
 	expect(aw(b, 0, "+ptags:add\n+X\n"), EPERM,
 	       "SPEC §3.4: a permission added by a line grants nothing to later lines -> EPERM");
-	ok(tags_are(b->pid, "ptags:ptags:add\n"),
+	ok(pt_is(b->pid, "ptags:ptags:add\n"),
 	   "SPEC §3.4: that failed write changed nothing");
 
 	expect(aw(c, 0, "-ptags:add\n"), EPERM,
 	       "SPEC §5.1: ptags:sub does not cover -ptags:add -> EPERM");
 	expect(aw(c, 0, "-ptags:*\n"), 0,
 	       "SPEC §4.3: ptags:sub: -ptags:* skips the special tags -> success");
-	ok(tags_are(c->pid, "ptags:add\nptags:sub\n"),
+	ok(pt_is(c->pid, "ptags:add\nptags:sub\n"),
 	   "SPEC §4.3: -ptags:* removed nothing");
 	root_write(c->pid, "+ptags:ptags:sub\n");
 	expect(aw(c, 0, "-ptags:add\n"), 0,
 	       "SPEC §5.1: ptags:ptags:sub: -ptags:add on itself");
-	ok(tags_are(c->pid, "ptags:ptags:sub\nptags:sub\n"),
+	ok(pt_is(c->pid, "ptags:ptags:sub\nptags:sub\n"),
 	   "SPEC §5.1: ptags:ptags:sub: ptags:add removed");
 	agent_end(a);
 	agent_end(b);
@@ -617,11 +255,11 @@ static void test_patterns(void)
 	root_write(a->pid, "+S:a\n+S:a:x\n+S:ab\n+S:b\n+T\n");
 	expect(aw(a, 0, "-S:*\n-S:b\n"), EPERM,
 	       "SPEC §3.4/§4.3: -S:* then exact -S:b (not allowed) -> EPERM");
-	ok(tags_are(a->pid, "S:a\nS:a:x\nS:ab\nS:b\nT\nptags:S:a:sub\n"),
+	ok(pt_is(a->pid, "S:a\nS:a:x\nS:ab\nS:b\nT\nptags:S:a:sub\n"),
 	   "SPEC §3.4: that failed write removed nothing");
 	expect(aw(a, 0, "-S:*\n"), 0,
 	       "SPEC §4.3: ptags:S:a:sub: -S:* skips disallowed tags -> success");
-	ok(tags_are(a->pid, "S:ab\nS:b\nT\nptags:S:a:sub\n"),
+	ok(pt_is(a->pid, "S:ab\nS:b\nT\nptags:S:a:sub\n"),
 	   "SPEC §4.3: -S:* removed only S:a and S:a:x");
 	expect(aw(a, 0, "-S:b\n"), EPERM,
 	       "SPEC §4.3: exact disallowed name -S:b -> EPERM");
@@ -630,23 +268,23 @@ static void test_patterns(void)
 	root_write(a->pid, "+S:a\n+S:a:y\n+@S:a:k\n+@S:b:k\n");
 	expect(aw(a, 0, "-@S:*\n"), 0,
 	       "SPEC §4.3: -@S:* clears keep only where allowed -> success");
-	ok(tags_are(a->pid, "S:a\nS:a:k\nS:a:y\nS:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
+	ok(pt_is(a->pid, "S:a\nS:a:k\nS:a:y\nS:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
 	   "SPEC §4.3: -@S:* cleared keep of S:a:k only");
 	expect(aw(a, 0, "-\n"), 0,
 	       "SPEC §3.4/§4.3: '-' (every tag) skips disallowed tags -> success");
-	ok(tags_are(a->pid, "S:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
+	ok(pt_is(a->pid, "S:ab\nS:b\n@S:b:k\nT\nptags:S:a:sub\n"),
 	   "SPEC §4.3: '-' removed only S:a, S:a:k, S:a:y");
 
 	root_write(b->pid, "+S:a\n+S:b\n+S:a:q\n");
 	expect(aw(b, 0, "+@S:*\n"), 0,
 	       "SPEC §4.3: ptags:S:a:add: +@S:* -> success");
-	ok(tags_are(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
+	ok(pt_is(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
 	   "SPEC §4.3: +@S:* set keep on S:a and S:a:q only");
 	expect(aw(b, 0, "+@S:b\n"), EPERM,
 	       "SPEC §4.3: exact +@S:b not allowed -> EPERM");
 	expect(aw(b, 0, "+@\n"), 0,
 	       "SPEC §3.4/§4.3: ptags:S:a:add: '+@' (keep on every tag) skips disallowed tags -> success");
-	ok(tags_are(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
+	ok(pt_is(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
 	   "SPEC §4.3: '+@' changed nothing it was not allowed to");
 	agent_end(a);
 	agent_end(b);
@@ -721,13 +359,13 @@ static void test_others(void)
 	       "SPEC §5.3: ptags:S:others + ptags:S:a:add: +S:a:y on a sibling");
 	expect(aw(b14, vp, "+S:c\n"), EPERM,
 	       "SPEC §5.3: ptags:S:others + ptags:S:a:add: +S:c on a sibling -> EPERM");
-	ok(tags_are(vp, "S\nS:a:x\nS:a:y\nS:y=1\nS:z\nX\n"),
+	ok(pt_is(vp, "S\nS:a:x\nS:a:y\nS:y=1\nS:z\nX\n"),
 	   "SPEC §5.3: sibling's resulting tags");
 
 	root_write(v2->pid, "+S:a\n+S:a:q\n+S:b\n");
 	expect(aw(b8, v2->pid, "-S:*\n"), 0,
 	       "SPEC §4.3/§5.3: ptags:S:a:sub + ptags:others: -S:* on a sibling -> success");
-	ok(tags_are(v2->pid, "S:b\n"),
+	ok(pt_is(v2->pid, "S:b\n"),
 	   "SPEC §4.3/§5.3: -S:* on a sibling removed only S:a, S:a:q");
 	expect(aw(b8, v2->pid, "-S:b\n"), EPERM,
 	       "SPEC §4.3/§5.3: exact -S:b on a sibling -> EPERM");
@@ -746,14 +384,14 @@ static void test_others(void)
 	       "SPEC §5.3: ptags:ptags:add + ptags:ptags:others: +S:q on a sibling -> EPERM");
 	expect(aw(v3, 0, "+S:v\n"), 0,
 	       "SPEC §5.2: the sibling uses the granted ptags:S:add on itself");
-	ok(tags_are(v3->pid, "S:v\nptags:S:add\n"),
+	ok(pt_is(v3->pid, "S:v\nptags:S:add\n"),
 	   "SPEC §5.3: granted sibling's resulting tags");
 
 	/* Children of the actor are "other" processes too. */
 	kid = acmd(b1, OP_SPAWN, 0, NULL);
 	ok(kid > 0, "setup: ptags:S:add agent spawned a child");
 	if (kid > 0) {
-		ok(tags_are(kid, "S:x\nptags:S:add\n"),
+		ok(pt_is(kid, "S:x\nptags:S:add\n"),
 		   "SPEC §9: the child inherited its parent's tags");
 		expect(aw(b1, kid, "+S:c\n"), EPERM,
 		       "SPEC §5.3: ptags:S:add alone: +S:c on its own child -> EPERM");
@@ -764,7 +402,7 @@ static void test_others(void)
 	if (kid > 0) {
 		expect(aw(b2, kid, "+S:c\n"), 0,
 		       "SPEC §5.3: ptags:S:add + ptags:S:others: +S:c on its own child");
-		ok(tags_are(kid, "S:c\nptags:S:add\nptags:S:others\n"),
+		ok(pt_is(kid, "S:c\nptags:S:add\nptags:S:others\n"),
 		   "SPEC §5.3: the child got S:c");
 		expect(aw(b2, kid, "+T:c\n"), EPERM,
 		       "SPEC §5.3: ptags:S:add + ptags:S:others: +T:c on its own child -> EPERM");
@@ -815,15 +453,15 @@ static void test_privilege(void)
 
 	expect(pt_write(v->pid, "+R\n+@ptags:add\n!R=1\n"), 0,
 	       "SPEC §5.4: root with CAP_MAC_ADMIN adds plain and special tags to another");
-	ok(tags_are(v->pid, "R=1\n@ptags:add\n"), "SPEC §5.4: root's change is there");
+	ok(pt_is(v->pid, "R=1\n@ptags:add\n"), "SPEC §5.4: root's change is there");
 	expect(pt_write(v->pid, "-@\n-\n"), 0,
 	       "SPEC §5.4: root with CAP_MAC_ADMIN removes them");
-	ok(tags_are(v->pid, ""), "SPEC §5.4: root's removal is there");
+	ok(pt_is(v->pid, ""), "SPEC §5.4: root's removal is there");
 	expect(run_child(root_self_writes, NULL), 0,
 	       "SPEC §5.4: root with CAP_MAC_ADMIN changes its own tags freely");
 
 	/* uid 0 without CAP_MAC_ADMIN */
-	r = agent_new();
+	r = agent_new(false);
 	expect(acmd(r, OP_DROPMAC, 0, NULL), 0,
 	       "setup: uid 0 agent dropped only CAP_MAC_ADMIN (bounding, effective, permitted)");
 	expect(aw(r, 0, "+X\n"), EPERM,
@@ -838,10 +476,10 @@ static void test_privilege(void)
 	root_write(r->pid, "+ptags:add\n");
 	expect(aw(r, 0, "+X\n"), 0,
 	       "SPEC §5.2: uid 0 without CAP_MAC_ADMIN but holding ptags:add: +X on itself");
-	ok(tags_are(r->pid, "X\nptags:add\n"), "SPEC §5.2: resulting tags");
+	ok(pt_is(r->pid, "X\nptags:add\n"), "SPEC §5.2: resulting tags");
 
 	/* root of a new user namespace, its "manager" being this test */
-	u = agent_new();
+	u = agent_new(false);
 	root_write(u->pid, "+@MGR:CONTAINER_ID\n!MGR:CONTAINER_ID=abc\n+MGR:plain\n");
 	expect(acmd(u, OP_DROP, 65534, NULL), 0,
 	       "setup: container agent drop_privileges(65534) returned 0");
@@ -867,9 +505,9 @@ static void test_privilege(void)
 	       "SPEC §5.4: user-namespace root: +X on another -> EPERM");
 	expect(aw(u, v->pid, "-Y\n"), EPERM,
 	       "SPEC §5.4: user-namespace root: -Y on another -> EPERM");
-	ok(tags_are(u->pid, "@MGR:CONTAINER_ID=abc\nMGR:plain\n"),
+	ok(pt_is(u->pid, "@MGR:CONTAINER_ID=abc\nMGR:plain\n"),
 	   "SPEC §10: the manager's tags are intact");
-	ok(tags_are(v->pid, "Y\n"), "SPEC §5.4: the other process is intact");
+	ok(pt_is(v->pid, "Y\n"), "SPEC §5.4: the other process is intact");
 	agent_end(v);
 	agent_end(r);
 	agent_end(u);

@@ -10,7 +10,7 @@
 #define _GNU_SOURCE
 #include <grp.h>	/* setgroups(), used by guest.h */
 #include "guest.h"
-#include "kid.h"
+#include "agent.h"
 
 /*
  * The tag under test is T:n; "before" states are absent, T:n and @T:n.
@@ -166,20 +166,20 @@ static void cell_root_self(const struct cell *c)
 /* Root writes the cell's operation to an untouched child. */
 static void cell_root_other(const struct cell *c)
 {
-	struct kid k;
+	struct agent *k;
 	char s[256];
 	int e;
 
-	kid_start(&k, true);
+	k = agent_new(true);
 	snprintf(s, sizeof(s), "%s", c->before == PLAIN ? "+" NAME "\n" :
 		 c->before == KEPT ? "+@" NAME "\n" : "");
-	if (s[0] && pt_write(k.pid, s))
+	if (s[0] && pt_write(k->pid, s))
 		die("setup root other");
-	e = pt_write(k.pid, op_line(c));
-	ok(e == 0 && pt_is(k.pid, state_line(c->allowed)),
+	e = pt_write(k->pid, op_line(c));
+	ok(e == 0 && pt_is(k->pid, state_line(c->allowed)),
 	   "SPEC §6: before %s, '%s' allowed (root on another process) -> %s (errno %d)",
 	   state_name(c->before), c->op, state_name(c->allowed), e);
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 }
 
 /*
@@ -190,21 +190,21 @@ static void cell_child(const struct cell *c, const char *rights, bool allowed)
 {
 	char s[512], want[512], rdesc[128];
 	enum state result = allowed ? c->allowed : c->denied;
-	struct kid k;
+	struct agent *k;
 	int e, want_err;
 	size_t i;
 
 	char r[256];
 
 	add_lines(r, sizeof(r), rights);
-	kid_start(&k, true);
+	k = agent_new(true);
 	snprintf(s, sizeof(s), "%s%s", r, c->before == PLAIN ? "+" NAME "\n" :
 		 c->before == KEPT ? "+@" NAME "\n" : "");
-	if (s[0] && pt_write(k.pid, s))
+	if (s[0] && pt_write(k->pid, s))
 		die("setup child: [%s]", s);
-	if (!kid_drop(&k))
+	if (!a_drop(k))
 		die("child could not drop privileges");
-	e = kid_write(&k, 0, op_line(c));
+	e = aw(k, 0, op_line(c));
 	want_err = result == EPERM_RESULT ? EPERM : 0;
 	expect_join(want, sizeof(want), rights,
 		    state_line(result == EPERM_RESULT ? c->before : result));
@@ -214,11 +214,11 @@ static void cell_child(const struct cell *c, const char *rights, bool allowed)
 			rdesc[i] = ' ';
 	if (rdesc[0] && rdesc[strlen(rdesc) - 1] == ' ')
 		rdesc[strlen(rdesc) - 1] = 0;
-	ok(e == want_err && pt_is(k.pid, want),
+	ok(e == want_err && pt_is(k->pid, want),
 	   "SPEC §6: before %s, '%s' %s (unprivileged child on itself, holding %s) -> %s (got %s)",
 	   state_name(c->before), c->op, allowed ? "allowed" : "not allowed", rdesc,
 	   state_name(result), e ? strerror(e) : "success");
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 }
 
 static void test_tables(void)
@@ -246,23 +246,23 @@ static void set_case(const char *rights, const char *before, const char *line, i
 		     const char *after, const char *what)
 {
 	char s[512], want[512];
-	struct kid k;
+	struct agent *k;
 	int e;
 
 	char r[256];
 
 	add_lines(r, sizeof(r), rights);
-	kid_start(&k, true);
+	k = agent_new(true);
 	snprintf(s, sizeof(s), "%s%s", r, before);
-	if (s[0] && pt_write(k.pid, s))
+	if (s[0] && pt_write(k->pid, s))
 		die("setup set_case [%s]", s);
-	if (!kid_drop(&k))
+	if (!a_drop(k))
 		die("child could not drop privileges");
-	e = kid_write(&k, 0, line);
+	e = aw(k, 0, line);
 	expect_join(want, sizeof(want), rights, after);
-	ok(e == want_err && pt_is(k.pid, want), "SPEC §6: %s (got %s)", what,
+	ok(e == want_err && pt_is(k->pid, want), "SPEC §6: %s (got %s)", what,
 	   e ? strerror(e) : "success");
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 }
 
 static void test_set(void)
@@ -327,7 +327,7 @@ static void restore_params(void)
 
 static void test_limits(void)
 {
-	struct kid k;
+	struct agent *k;
 	int e;
 
 	saved_tags = pt_param("max_tags");
@@ -364,18 +364,18 @@ static void test_limits(void)
 	/* unprivileged child with rights: ECANCELED (not EPERM) */
 	if (pt_write(0, "-\n"))
 		die("cleanup");
-	kid_start(&k, true);
-	ok(pt_write(k.pid, "+ptags:add\n") == 0 && kid_drop(&k), "setup: child with ptags:add");
-	e = kid_write(&k, 0, "+x\n");
+	k = agent_new(true);
+	ok(pt_write(k->pid, "+ptags:add\n") == 0 && a_drop(k), "setup: child with ptags:add");
+	e = aw(k, 0, "+x\n");
 	ok(e == 0, "setup: child adds a 2nd tag (got %s)", strerror(e));
-	e = kid_write(&k, 0, "+y\n");
-	ok(e == ECANCELED && pt_is(k.pid, "ptags:add\nx\n"),
+	e = aw(k, 0, "+y\n");
+	ok(e == ECANCELED && pt_is(k->pid, "ptags:add\nx\n"),
 	   "SPEC §6: an allowed add beyond max_tags -> ECANCELED (got %s)", strerror(e));
-	e = kid_write(&k, 0, "+ptags:sub\n");
+	e = aw(k, 0, "+ptags:sub\n");
 	/* Which of EPERM and ECANCELED wins is not specified: accept both. */
-	ok((e == EPERM || e == ECANCELED) && pt_is(k.pid, "ptags:add\nx\n"),
+	ok((e == EPERM || e == ECANCELED) && pt_is(k->pid, "ptags:add\nx\n"),
 	   "SPEC §6: a not-allowed add at max_tags fails, nothing changes (got %s)", strerror(e));
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 	ok(pt_set_param("max_tags", saved_tags) == 0 && pt_param("max_tags") == saved_tags,
 	   "cleanup: restore max_tags");
 

@@ -8,7 +8,7 @@
 #define _GNU_SOURCE
 #include <grp.h>	/* setgroups(), used by guest.h */
 #include "guest.h"
-#include "kid.h"
+#include "agent.h"
 
 static void reset(const char *tags)
 {
@@ -90,25 +90,25 @@ static void test_refused(void)
 static void eperm_case(const char *rights_before, const char *line, bool to_other,
 		       const char *after, const char *what)
 {
-	struct kid k, o;
+	struct agent *k, *o = NULL;
 	int e;
 
 	reset("");	/* children inherit our tags */
-	kid_start(&k, false);
+	k = agent_new(false);
 	if (to_other)
-		kid_start(&o, false);
-	if (rights_before[0] && pt_write(k.pid, rights_before))
+		o = agent_new(false);
+	if (rights_before[0] && pt_write(k->pid, rights_before))
 		die("setup child");
-	if (to_other && pt_write(o.pid, "+a\n"))
+	if (to_other && pt_write(o->pid, "+a\n"))
 		die("setup other");
-	if (!kid_drop(&k))
+	if (!a_drop(k))
 		die("drop");
-	e = kid_write(&k, to_other ? o.pid : 0, line);
-	ok(e == EPERM && pt_is(to_other ? o.pid : k.pid, after),
+	e = aw(k, to_other ? o->pid : 0, line);
+	ok(e == EPERM && pt_is(to_other ? o->pid : k->pid, after),
 	   "SPEC §7: %s -> EPERM, nothing changes (got %s)", what, e ? strerror(e) : "success");
-	ok(kid_stop(&k), "child exited cleanly");
+	ok(agent_end(k), "child exited cleanly");
 	if (to_other)
-		ok(kid_stop(&o), "child exited cleanly");
+		ok(agent_end(o), "child exited cleanly");
 }
 
 static void test_eperm(void)
@@ -153,37 +153,11 @@ static void test_e2big(void)
 }
 
 /* ESRCH: fds opened while the process lived, used after it exited. */
-struct sl {
-	pid_t pid;
-	int go;
-};
-
-static void sl_start(struct sl *s)
-{
-	int p[2];
-	char c;
-
-	if (pipe(p))
-		die("pipe");
-	fflush(stdout);
-	s->pid = fork();
-	if (s->pid < 0)
-		die("fork");
-	if (!s->pid) {
-		close(p[1]);
-		while (read(p[0], &c, 1) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
-	close(p[0]);
-	s->go = p[1];
-}
-
 static void open_fds(pid_t pid, int *w, int *r, int *rw)
 {
 	char path[64];
 
-	snprintf(path, sizeof(path), PT_ROOT "/%d", (int)pid);
+	pt_path(path, sizeof(path), pid);
 	*w = open(path, O_WRONLY);
 	*r = open(path, O_RDONLY);
 	*rw = open(path, O_RDWR);
@@ -225,18 +199,15 @@ static void check_dead_fds(int w, int r, int rw, const char *state)
 
 static void test_esrch(void)
 {
-	struct sl s;
-	siginfo_t si;
+	struct idler s;
 	int w, r, rw;
 	long tp0;
 
 	reset("");	/* children inherit our tags */
 	/* untagged child, exited and reaped */
-	sl_start(&s);
+	idler_start(&s);
 	open_fds(s.pid, &w, &r, &rw);
-	close(s.go);
-	if (waitpid(s.pid, NULL, 0) != s.pid)
-		die("waitpid");
+	idler_reap(&s);
 	check_dead_fds(w, r, rw, "reaped untagged");
 	close(w);
 	close(r);
@@ -244,12 +215,10 @@ static void test_esrch(void)
 
 	/* tagged child, exited and reaped */
 	tp0 = pt_stat("tagged_processes");
-	sl_start(&s);
+	idler_start(&s);
 	ok(pt_write(s.pid, "+E:x\n+@E:k\n") == 0, "setup: tag a child");
 	open_fds(s.pid, &w, &r, &rw);
-	close(s.go);
-	if (waitpid(s.pid, NULL, 0) != s.pid)
-		die("waitpid");
+	idler_reap(&s);
 	check_dead_fds(w, r, rw, "reaped tagged");
 	close(w);
 	close(r);
@@ -259,16 +228,12 @@ static void test_esrch(void)
 	   pt_stat("tagged_processes"));
 
 	/* tagged child, exited, not yet reaped (zombie) */
-	sl_start(&s);
+	idler_start(&s);
 	ok(pt_write(s.pid, "+E:z\n") == 0, "setup: tag a child");
 	open_fds(s.pid, &w, &r, &rw);
-	close(s.go);
-	memset(&si, 0, sizeof(si));
-	if (waitid(P_PID, s.pid, &si, WEXITED | WNOWAIT))
-		die("waitid");
+	idler_zombie(&s);
 	check_dead_fds(w, r, rw, "zombie tagged");
-	if (waitpid(s.pid, NULL, 0) != s.pid)
-		die("waitpid");
+	idler_reap(&s);
 	close(w);
 	close(r);
 	close(rw);
@@ -276,7 +241,7 @@ static void test_esrch(void)
 	   pt_stat("tagged_processes"));
 
 	/* A read in progress when the process exits: no crash, ESRCH/ENOENT or old snapshot. */
-	sl_start(&s);
+	idler_start(&s);
 	ok(pt_write(s.pid, "+E:a\n+E:b\n") == 0, "setup: tag a child");
 	{
 		char path[64], buf[64];
@@ -288,9 +253,7 @@ static void test_esrch(void)
 		if (fd < 0)
 			die("open");
 		n = read(fd, buf, 2);
-		close(s.go);
-		if (waitpid(s.pid, NULL, 0) != s.pid)
-			die("waitpid");
+		idler_reap(&s);
 		m = read(fd, buf + 2, sizeof(buf) - 3);
 		if (m >= 0)
 			buf[2 + m] = 0;

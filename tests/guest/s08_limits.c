@@ -22,59 +22,6 @@ static const char *counters[] = {
 };
 #define NCOUNTERS (sizeof(counters) / sizeof(counters[0]))
 
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid %d", (int)pid);
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* A child that blocks until its pipe is closed; returns its pid. */
-static pid_t target(int *wfd)
-{
-	int p[2];
-	char c;
-	pid_t pid;
-
-	if (pipe2(p, O_CLOEXEC))
-		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (pid == 0) {
-		close(p[1]);
-		while (read(p[0], &c, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(p[0]);
-	*wfd = p[1];
-	return pid;
-}
-
-static void end_target(pid_t pid, int wfd)
-{
-	close(wfd);
-	wait_status(pid);
-}
-
-static int count_lines(pid_t pid)
-{
-	static char buf[8 << 20];
-	ssize_t n = pt_read(pid, buf, sizeof(buf));
-	int lines = 0;
-
-	if (n < 0)
-		return -1;
-	for (ssize_t i = 0; i < n; i++)
-		lines += buf[i] == '\n';
-	return lines;
-}
-
 static bool set_param(const char *name, long v)
 {
 	int err = pt_set_param(name, v);
@@ -134,7 +81,7 @@ static void test_params(void)
 		r->cerr = fd < 0 ? errno : 0;
 		_exit(0);
 	}
-	ok(wait_status(pid) == 0, "setup: unprivileged child dropped its capabilities");
+	ok(wait_exit(pid) == 0, "setup: unprivileged child dropped its capabilities");
 	for (i = 0; i < 3; i++) {
 		ok(r->val[i] == defaults[i], "SPEC §8: an unprivileged process can read %s (%ld)", params[i], r->val[i]);
 		ok(r->werr[i] == EACCES || r->werr[i] == EPERM,
@@ -178,37 +125,38 @@ static void test_max_tags_default(void)
 	char *buf = malloc(cap);
 	long refused;
 	pid_t t;
-	int w, i;
+	struct idler tw;
+	int i;
 
 	if (!buf)
 		die("malloc");
-	t = target(&w);
+	t = idler_start(&tw);
 	for (i = 0; i < 4001; i++)
 		len += sprintf(buf + len, "+t%04d\n", i);
 	refused = pt_stat("refused");
-	ok(pt_write_len(t, buf, len) == ECANCELED && count_lines(t) == 0,
+	ok(pt_write_len(t, buf, len) == ECANCELED && pt_lines(t) == 0,
 	   "SPEC §8/§7: one write adding 4001 tags fails ECANCELED and changes nothing");
 	ok(pt_stat("refused") == refused + 1, "SPEC §8: refused counts the failed write");
 	len -= 7;	/* drop +t4000 */
-	ok(pt_write_len(t, buf, len) == 0 && count_lines(t) == 4000,
-	   "SPEC §8: max_tags=4000 tags fit (%d lines)", count_lines(t));
+	ok(pt_write_len(t, buf, len) == 0 && pt_lines(t) == 4000,
+	   "SPEC §8: max_tags=4000 tags fit (%d lines)", pt_lines(t));
 	ok(pt_write(t, "+extra\n") == ECANCELED, "SPEC §6/§8: adding tag 4001 fails ECANCELED");
-	ok(pt_write(t, "+@t0000\n+t0001\n!t0002=v\n") == 0 && count_lines(t) == 4000,
+	ok(pt_write(t, "+@t0000\n+t0001\n!t0002=v\n") == 0 && pt_lines(t) == 4000,
 	   "SPEC §8: at max_tags, keep flags, existing adds and values still work");
-	ok(pt_write(t, "-t0003\n+extra\n") == 0 && count_lines(t) == 4000,
+	ok(pt_write(t, "-t0003\n+extra\n") == 0 && pt_lines(t) == 4000,
 	   "SPEC §8: at max_tags, remove one then add one in a transaction works");
 	pt_write(t, "-\n");
-	end_target(t, w);
+	idler_reap(&tw);
 	free(buf);
 }
 
 static void test_max_tags_small(void)
 {
 	pid_t t;
-	int w;
+	struct idler tw;
 
 	set_param("max_tags", 5);
-	t = target(&w);
+	t = idler_start(&tw);
 	ok(pt_write(t, "+t1\n+t2\n+t3\n+t4\n+t5\n") == 0, "SPEC §8: max_tags=5: five tags fit");
 	ok(pt_write(t, "+t6\n") == ECANCELED, "SPEC §8: max_tags=5: the sixth fails ECANCELED");
 	set_param("max_tags", 3);
@@ -227,7 +175,7 @@ static void test_max_tags_small(void)
 	   "SPEC §8: raising max_tags again allows growth");
 	set_param("max_tags", 4000);
 	pt_write(t, "-\n");
-	end_target(t, w);
+	idler_reap(&tw);
 }
 
 /* bytes == @want, polling up to 5 s (frees lag an RCU grace period). */
@@ -265,10 +213,10 @@ static void test_max_bytes_small(void)
 	quiesce();
 	bytes = pt_stat("bytes");
 	pid_t t;
-	int w;
+	struct idler tw;
 
 	set_param("max_bytes", 20);
-	t = target(&w);
+	t = idler_start(&tw);
 	ok(pt_write(t, "+abcd\n!abcd=0123456789\n") == 0 && bytes_is(bytes + 14),
 	   "SPEC §8: bytes counts names and values only (+14, got %+ld)", pt_stat("bytes") - bytes);
 	ok(pt_write(t, "+efghij\n") == 0 && bytes_is(bytes + 20),
@@ -291,7 +239,7 @@ static void test_max_bytes_small(void)
 	set_param("max_bytes", 4194304);
 	pt_write(t, "-\n");
 	ok(bytes_is(bytes), "SPEC §8: bytes back after removing every tag");
-	end_target(t, w);
+	idler_reap(&tw);
 }
 
 static void test_max_bytes_default(void)
@@ -299,7 +247,8 @@ static void test_max_bytes_default(void)
 	const size_t chunk = 900 * 1024;
 	long bytes, total = 0, limit = 4194304;
 	char *buf = malloc(chunk + 40000), *val = malloc(32701);
-	int w, n = 0, err = 0;
+	struct idler tw;
+	int n = 0, err = 0;
 	size_t len = 0;
 	pid_t t;
 
@@ -309,7 +258,7 @@ static void test_max_bytes_default(void)
 	val[32700] = 0;
 	quiesce();
 	bytes = pt_stat("bytes");
-	t = target(&w);
+	t = idler_start(&tw);
 	while (total < limit && !err) {
 		long left = limit - total, vl;
 
@@ -332,7 +281,7 @@ static void test_max_bytes_default(void)
 	ok(pt_write(t, "!n0000=v\n+y\n") == 0, "SPEC §8: shrinking a value at the limit makes room");
 	pt_write(t, "-\n");
 	ok(bytes_is(bytes), "SPEC §8: bytes back after removal");
-	end_target(t, w);
+	idler_reap(&tw);
 	free(buf);
 	free(val);
 }
@@ -343,11 +292,11 @@ static void test_max_write(void)
 	char *buf = malloc(big);
 	long refused;
 	pid_t t;
-	int w;
+	struct idler tw;
 
 	if (!buf)
 		die("malloc");
-	t = target(&w);
+	t = idler_start(&tw);
 	buf[0] = '#';
 	memset(buf + 1, 'c', big - 2);
 	buf[big - 2] = '\n';
@@ -362,7 +311,7 @@ static void test_max_write(void)
 	   "SPEC §8: max_write=10: 10 bytes pass, 11 fail E2BIG");
 	set_param("max_write", 1048576);
 	pt_write(t, "-\n");
-	end_target(t, w);
+	idler_reap(&tw);
 	free(buf);
 }
 
@@ -538,12 +487,12 @@ static void test_counters(void)
 	u = fork();
 	if (u == 0)
 		_exit(0);
-	wait_status(u);
+	wait_exit(u);
 	ok(ctr_delta(b, 0, 0, 0, 1, 1, 2), "SPEC §8: fork of an untagged process does not count as inherited");
 
 	close(cmd[1]);
 	close(rep[0]);
-	wait_status(a);
+	wait_exit(a);
 	/* G's zombie was reparented to us (subreaper) */
 	while (waitpid(-1, NULL, WNOHANG) > 0)
 		;
@@ -586,34 +535,6 @@ static int kmsg_new_lines(int fd)
 #define CG "/sys/fs/cgroup"
 #define CGC CG "/ptags_s08"
 
-static long cg_read(const char *file)
-{
-	char buf[64];
-	int fd = open(file, O_RDONLY);
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = 0;
-	return strtol(buf, NULL, 10);
-}
-
-static int cg_write(const char *file, const char *s)
-{
-	int fd = open(file, O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, s, strlen(s)) < 0)
-		err = errno;
-	close(fd);
-	return err;
-}
-
 static bool file_has(const char *file, const char *word)
 {
 	char buf[512];
@@ -650,7 +571,8 @@ static size_t big_tags(char *buf, const char *prefix, size_t *payload)
 static void test_memcg(void)
 {
 	bool mounted_here = false;
-	int cmd[2], rep[2], w;
+	int cmd[2], rep[2];
+	struct idler tw;
 	size_t len, payload;
 	long before, after, root_after;
 	char *buf, pidbuf[32], c;
@@ -671,7 +593,7 @@ static void test_memcg(void)
 		ok(true, "# SKIP no memory controller");
 		goto out_umount;
 	}
-	if (cg_write(CG "/cgroup.subtree_control", "+memory")) {
+	if (file_write(CG "/cgroup.subtree_control", "+memory")) {
 		ok(true, "# SKIP cannot enable the memory controller (%s)", strerror(errno));
 		goto out_umount;
 	}
@@ -682,7 +604,7 @@ static void test_memcg(void)
 	buf = malloc(1100000);
 	if (!buf)
 		die("malloc");
-	t = target(&w);
+	t = idler_start(&tw);
 	if (pipe(cmd) || pipe(rep))
 		die("pipe");
 	fflush(stdout);
@@ -706,13 +628,13 @@ static void test_memcg(void)
 	if (read(rep[0], &c, 1) != 1)
 		die("writer");
 	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)writer);
-	if (cg_write(CGC "/cgroup.procs", pidbuf))
+	if (file_write(CGC "/cgroup.procs", pidbuf))
 		die("move writer");
 	usleep(100000);
-	before = cg_read(CGC "/memory.current");
+	before = file_long(CGC "/memory.current");
 	if (write(cmd[1], "g", 1) != 1 || read(rep[0], &c, 1) != 1)
 		die("writer step");
-	after = cg_read(CGC "/memory.current");
+	after = file_long(CGC "/memory.current");
 	len = big_tags(buf, "w", &payload);
 	ok(c == 'k', "setup: the writer in the child cgroup tagged the target with %zu bytes of values", payload);
 	diag("child memcg memory.current %ld -> %ld (%+ld), payload %zu", before, after, after - before, payload);
@@ -722,24 +644,24 @@ static void test_memcg(void)
 
 	/* root (in the root cgroup) writes as much to another process */
 	{
-		int w2;
-		pid_t t2 = target(&w2);
+		struct idler tw2;
+		pid_t t2 = idler_start(&tw2);
 
 		len = big_tags(buf, "r", &payload);
-		before = cg_read(CGC "/memory.current");
+		before = file_long(CGC "/memory.current");
 		ok(pt_write_len(t2, buf, len) == 0, "setup: root tagged another target with %zu bytes", payload);
-		root_after = cg_read(CGC "/memory.current");
+		root_after = file_long(CGC "/memory.current");
 		ok(labs(root_after - before) < (long)payload / 4,
 		   "SPEC §8: a writer outside the child cgroup is not charged there (%+ld)", root_after - before);
 		pt_write(t2, "-\n");
-		end_target(t2, w2);
+		idler_reap(&tw2);
 	}
 
 	/* releasing the writer's tags uncharges the child cgroup */
-	before = cg_read(CGC "/memory.current");
+	before = file_long(CGC "/memory.current");
 	pt_write(t, "-\n");
 	for (int i = 0; i < 100; i++) {
-		after = cg_read(CGC "/memory.current");
+		after = file_long(CGC "/memory.current");
 		if (before - after >= (long)payload * 8 / 10)
 			break;
 		usleep(50000);
@@ -748,8 +670,8 @@ static void test_memcg(void)
 	   "SPEC §8: removing the tags gives the charge back (%+ld)", after - before);
 	close(cmd[1]);
 	close(rep[0]);
-	wait_status(writer);
-	end_target(t, w);
+	wait_exit(writer);
+	idler_reap(&tw);
 	free(buf);
 	for (int i = 0; i < 50 && rmdir(CGC); i++)
 		usleep(100000);

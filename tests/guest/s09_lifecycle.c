@@ -24,26 +24,6 @@ static char self_exe[] = "/proc/self/exe";
 
 /* ---------------------------------------------------------------- helpers */
 
-/* @s with newlines shown as \n, for test names (4 rotating buffers). */
-static const char *esc(const char *s)
-{
-	static char bufs[4][512];
-	static int next;
-	char *b = bufs[next++ % 4];
-	size_t i = 0;
-
-	for (; *s && i + 3 < sizeof(bufs[0]); s++) {
-		if (*s == '\n') {
-			b[i++] = '\\';
-			b[i++] = 'n';
-		} else {
-			b[i++] = *s;
-		}
-	}
-	b[i] = 0;
-	return b;
-}
-
 struct ctr {
 	long live, tagged, bytes, pruned, inherited;
 };
@@ -90,18 +70,6 @@ static void quiesce(void)
 
 	if (!ctr_back(zero, "start"))
 		diag("warning: counters not 0 before the test");
-}
-
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR)
-			die("waitpid %d", (int)pid);
-	if (WIFEXITED(st))
-		return WEXITSTATUS(st);
-	return 128 + WTERMSIG(st);
 }
 
 static ssize_t read_all(int fd, char *buf, size_t len)
@@ -223,7 +191,7 @@ static int finish(struct kid *k, char *rep, size_t len)
 		release(k);
 	read_all(k->rep, rep, len);
 	close(k->rep);
-	st = wait_status(k->pid);
+	st = wait_exit(k->pid);
 	return st;
 }
 
@@ -261,12 +229,12 @@ static bool report_is(const char *rep, pid_t pid, const char *tags)
 
 	snprintf(head, sizeof(head), "%d\n", (int)pid);
 	if (strncmp(rep, head, strlen(head))) {
-		diag("report [%s] does not start with pid %d", esc(rep), (int)pid);
+		diag("report [%s] does not start with pid %d", tap_esc(rep), (int)pid);
 		return false;
 	}
 	if (strcmp(rep + strlen(head), tags)) {
 		diag("exec'ed image has tags [%s], expected [%s]",
-		     esc(rep + strlen(head)), esc(tags));
+		     tap_esc(rep + strlen(head)), tap_esc(tags));
 		return false;
 	}
 	return true;
@@ -361,7 +329,7 @@ static void test_copy(enum how how)
 		die("write");
 	close(go[1]);
 	close(back[0]);
-	ok(wait_status(pid) == 0, "SPEC §9: %s child saw its copy unaffected by the parent's later changes", hn);
+	ok(wait_exit(pid) == 0, "SPEC §9: %s child saw its copy unaffected by the parent's later changes", hn);
 	untag_self();
 	ok(ctr_back(base, hn), "SPEC §8/§9: after the %s child exits and the parent is untagged the counters are back", hn);
 }
@@ -399,8 +367,8 @@ static void test_vfork(void)
 		close(fd);
 		_exit(0);
 	}
-	ok(wait_status(pid) == 0 && !strcmp(vbuf, E0),
-	   "SPEC §9: vfork child starts with a copy of the parent's tags (got [%s])", esc(vbuf));
+	ok(wait_exit(pid) == 0 && !strcmp(vbuf, E0),
+	   "SPEC §9: vfork child starts with a copy of the parent's tags (got [%s])", tap_esc(vbuf));
 	ok(vres == 0 && self_is(E0), "SPEC §9: vfork+_exit: the child's change to its own tags does not reach the parent");
 
 	/* vfork + exec */
@@ -418,7 +386,7 @@ static void test_vfork(void)
 	close(p[1]);
 	read_all(p[0], rep, sizeof(rep));
 	close(p[0]);
-	ok(wait_status(pid) == 0 && report_is(rep, pid, "@k=kv\n"),
+	ok(wait_exit(pid) == 0 && report_is(rep, pid, "@k=kv\n"),
 	   "SPEC §9: vfork+execve: the new image holds only the kept tags with their values");
 	ok(self_is(E0), "SPEC §9: vfork+execve: the parent's tags are unchanged");
 	untag_self();
@@ -476,7 +444,7 @@ static void test_threads(void)
 	   "SPEC §2: a write through the thread's tid changes the process's tags (seen through the tgid)");
 	if (write(t.go[1], "g", 1) != 1 || read(t.done[0], &c, 1) != 1)
 		die("thread step");
-	ok(!strcmp(t.seen, "pre\nt1\n"), "SPEC §9: a tag written after the thread's creation is seen by the thread (got [%s])", esc(t.seen));
+	ok(!strcmp(t.seen, "pre\nt1\n"), "SPEC §9: a tag written after the thread's creation is seen by the thread (got [%s])", tap_esc(t.seen));
 	ok(t.err == 0 && self_is("pre\nt1\nt2\n"),
 	   "SPEC §2: the thread's write through its own tid is seen through the tgid");
 	ok(listed(getpid()) && !listed(t.tid), "SPEC §3.2: the listing shows the tgid, not the thread id");
@@ -513,17 +481,6 @@ static void *cw_thread(void *arg)
 	return NULL;
 }
 
-static int count_lines(pid_t pid)
-{
-	static char buf[BIG];
-	ssize_t n = pt_read(pid, buf, sizeof(buf));
-	int lines = 0;
-
-	for (ssize_t i = 0; i < n; i++)
-		lines += buf[i] == '\n';
-	return n < 0 ? -1 : lines;
-}
-
 static void test_concurrent_writes(void)
 {
 	struct ctr base = ctr_now();
@@ -542,7 +499,7 @@ static void test_concurrent_writes(void)
 		pthread_join(t[i], NULL);
 		errs += cw[i].errs;
 	}
-	n = count_lines(0);
+	n = pt_lines(0);
 	ok(errs == 0 && n == CW_THREADS * CW_TAGS,
 	   "SPEC §2/§3.4: %d threads writing their process's tags concurrently lose no update (%d of %d tags, %d errors)",
 	   CW_THREADS, n, CW_THREADS * CW_TAGS, errs);
@@ -563,10 +520,10 @@ static void test_concurrent_writes(void)
 	}
 	errs = 0;
 	for (i = 0; i < 3; i++) {
-		st = wait_status(kids[i]);
+		st = wait_exit(kids[i]);
 		errs += st != 0;
 	}
-	n = count_lines(0);
+	n = pt_lines(0);
 	ok(errs == 0 && n == 3 * CW_TAGS,
 	   "SPEC §3.4: 3 processes writing one target concurrently lose no update (%d of %d tags)", n, 3 * CW_TAGS);
 	untag_self();
@@ -614,7 +571,7 @@ static void exec_case(int (*fn)(void *), const char *name, const char *tags,
 	pr = pt_stat("pruned");
 	st = finish(&k, rep, sizeof(rep));
 	ok(st == 0 && report_is(rep, k.pid, expect),
-	   "SPEC §9: %s with tags [%s]: the new program holds exactly the kept tags [%s]", name, esc(tags), esc(expect));
+	   "SPEC §9: %s with tags [%s]: the new program holds exactly the kept tags [%s]", name, tap_esc(tags), tap_esc(expect));
 	ok(pt_stat("pruned") == pr + pruned_delta,
 	   "SPEC §8: %s: pruned increased by %ld (%ld -> %ld)", name, pruned_delta, pr, pt_stat("pruned"));
 	ok(ctr_back(base, name), "SPEC §8/§9: counters back after the exec'ed child exits (%s)", name);
@@ -766,7 +723,7 @@ static void test_zombie(void)
 	ok(!listed(k.pid), "SPEC §3.2: the zombie is not listed");
 	ok(pt_write(k.pid, "+x\n") == ENOENT, "SPEC §3.2: a write to the zombie's entry fails ENOENT");
 	ok(ctr_back(base, "zombie"), "SPEC §8/§9: the last thread's exit releases the tags: counters back before reaping");
-	wait_status(k.pid);
+	wait_exit(k.pid);
 	ok(ctr_back(base, "reaped"), "SPEC §8: counters still back after reaping");
 }
 
@@ -804,7 +761,7 @@ static void test_shared_exit(void)
 	if (read(k.rep, &g, sizeof(g)) != sizeof(g))
 		die("grandchild pid");
 	close(k.rep);
-	ok(wait_status(k.pid) == 0, "setup: tagged child forked a grandchild and exited");
+	ok(wait_exit(k.pid) == 0, "setup: tagged child forked a grandchild and exited");
 	c = base;
 	c.tagged += 1;
 	c.live += 1;
@@ -813,7 +770,7 @@ static void test_shared_exit(void)
 	   "SPEC §9/§8: the parent's exit does not release the set its child still holds (tagged +1, live +1, bytes +4)");
 	kill(g, SIGKILL);
 	/* reparented to us (subreaper) */
-	wait_status(g);
+	wait_exit(g);
 	ok(ctr_back(base, "grandchild"), "SPEC §8/§9: counters back after the grandchild is killed");
 }
 
@@ -894,7 +851,7 @@ static void test_leader_exit(void)
 	close(gp[1]);
 	read_all(k.rep, rep, sizeof(rep));
 	close(k.rep);
-	ok(wait_status(k.pid) == 0, "SPEC §9: the surviving thread sees the process's tags");
+	ok(wait_exit(k.pid) == 0, "SPEC §9: the surviving thread sees the process's tags");
 	ok(ctr_back(base, "leader exit"), "SPEC §8/§9: counters back after the last thread exits");
 }
 

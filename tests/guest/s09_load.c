@@ -179,15 +179,6 @@ static pid_t sleeper(int *wfd)
 	return pid;
 }
 
-static int wait_status(pid_t pid)
-{
-	int st;
-
-	if (waitpid(pid, &st, 0) != pid)
-		die("waitpid");
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
 int main(void)
 {
 	int w1, w2, err, fd, st;
@@ -261,7 +252,7 @@ int main(void)
 		execv("/bin/true", argv);
 		_exit(127);
 	}
-	ok(p > 0 && wait_status(p) == 0, "SPEC §9: fork+exec of a formerly tagged process works while unloaded");
+	ok(p > 0 && wait_exit(p) == 0, "SPEC §9: fork+exec of a formerly tagged process works while unloaded");
 
 	/* Reload: mounted with no other step. */
 	err = load();
@@ -285,9 +276,9 @@ int main(void)
 	close(w1);
 	close(w2);
 	w1 = w2 = -1;
-	st = wait_status(c1);
+	st = wait_exit(c1);
 	ok(st == 0, "SPEC §9: a process tagged before the reload reads itself untagged (status %d)", st);
-	st = wait_status(c2);
+	st = wait_exit(c2);
 	ok(st == 0, "SPEC §9: the second one too (status %d)", st);
 
 	/* A lazily detached mount with an open file still pins the module. */
@@ -320,8 +311,8 @@ out:
 		pt_write(0, "-\n");
 		close(w1);
 		close(w2);
-		wait_status(c1);
-		wait_status(c2);
+		wait_exit(c1);
+		wait_exit(c2);
 	}
 	ok(mounted_ptags("/proc/ptags") && exists("/sys/module/ptags"),
 	   "cleanup: module loaded and /proc/ptags mounted at the end");

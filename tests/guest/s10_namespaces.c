@@ -91,73 +91,20 @@ static void go(int fd)
 		die("go");
 }
 
-static const char *esc(const char *s)
-{
-	static char buf[4][1024];
-	static int k;
-	char *b = buf[k++ % 4];
-	size_t i = 0;
-
-	for (; *s && i + 3 < sizeof(buf[0]); s++) {
-		if (*s == '\n') {
-			b[i++] = '\\';
-			b[i++] = 'n';
-		} else {
-			b[i++] = *s;
-		}
-	}
-	b[i] = 0;
-	return b;
-}
-
-/* Read the whole file @path into @buf; length or -errno. */
-static ssize_t read_path(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t n = 0;
-	int fd = open(path, O_RDONLY);
-
-	if (fd < 0)
-		return -errno;
-	while (got + 1 < len && (n = read(fd, buf + got, len - 1 - got)) > 0)
-		got += n;
-	if (n < 0)
-		n = -errno;
-	close(fd);
-	buf[got] = 0;
-	return n < 0 ? n : (ssize_t)got;
-}
-
 static bool file_is(const char *path, const char *want, void (*say)(const char *, ...))
 {
 	static char buf[8192];
-	ssize_t n = read_path(path, buf, sizeof(buf));
+	ssize_t n = file_read(path, buf, sizeof(buf));
 
 	if (n < 0) {
 		say("read %s: %s", path, strerror(-n));
 		return false;
 	}
 	if (strcmp(buf, want)) {
-		say("%s has [%s], expected [%s]", path, esc(buf), esc(want));
+		say("%s has [%s], expected [%s]", path, tap_esc(buf), tap_esc(want));
 		return false;
 	}
 	return true;
-}
-
-static int write_path(const char *path, const char *s)
-{
-	int fd = open(path, O_WRONLY), err = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return errno;
-	n = write(fd, s, strlen(s));
-	if (n < 0)
-		err = errno;
-	else if ((size_t)n != strlen(s))
-		err = EIO;
-	close(fd);
-	return err;
 }
 
 /*
@@ -275,8 +222,7 @@ static int ns_init(int rep_fd, int gofd)
 	if (kid == 0) {
 		close(kp[1]);
 		close(gp[0]);
-		len = readlink("/proc/self", link, sizeof(link) - 1);
-		link[len > 0 ? len : 0] = 0;
+		link_read("/proc/self", link, sizeof(link));
 		if (write(gp[1], link, strlen(link) + 1) < 0)
 			_exit(1);
 		close(gp[1]);
@@ -298,8 +244,7 @@ static int ns_init(int rep_fd, int gofd)
 	       "SPEC §3.1/§10: ns mount: /1 reads the namespace init's tags set through its global pid");
 	report(file_is(NS_DIR "/2", "NS:init=1\n", say_rdiag),
 	       "SPEC §3.1/§9: ns mount: /2 reads the inherited tags");
-	len = readlink(NS_DIR "/self", link, sizeof(link) - 1);
-	link[len > 0 ? len : 0] = 0;
+	len = link_read(NS_DIR "/self", link, sizeof(link));
 	report(len > 0 && !strcmp(link, "1"),
 	       "SPEC §3.2: ns mount: self is a symlink to the namespace pid 1 (got '%s')", link);
 	report(file_is(NS_DIR "/self", "NS:init=1\n", say_rdiag),
@@ -319,7 +264,7 @@ static int ns_init(int rep_fd, int gofd)
 		       "SPEC §3.2: ns mount: the tagged outside process (global pid %ld) -> ENOENT", info.go);
 		if (rc >= 0)
 			close(rc);
-		report(write_path(path, "+X\n") == ENOENT,
+		report(file_write(path, "+X\n") == ENOENT,
 		       "SPEC §3.2: ns mount: writing to the outside process's global pid -> ENOENT");
 	} else {
 		report(false, "setup: outside pid %ld is not above 2", info.go);
@@ -344,11 +289,10 @@ static int ns_init(int rep_fd, int gofd)
 	snprintf(path, sizeof(path), PT_ROOT "/%ld", info.go);
 	report(file_is(path, "OUT\n", say_rdiag),
 	       "SPEC §3.1: /proc/ptags/<outside global pid> from inside the namespace reads its tags");
-	len = readlink(PT_ROOT "/self", link, sizeof(link) - 1);
-	link[len > 0 ? len : 0] = 0;
+	len = link_read(PT_ROOT "/self", link, sizeof(link));
 	report(len > 0 && strtol(link, NULL, 10) == info.g,
 	       "SPEC §3.1/§3.2: /proc/ptags/self from inside the namespace is the global pid (got '%s')", link);
-	len = read_path(PT_ROOT "/1", buf, sizeof(buf));
+	len = file_read(PT_ROOT "/1", buf, sizeof(buf));
 	report(len >= 0 && !strstr(buf, "NS:init"),
 	       "SPEC §3.1: /proc/ptags/1 from inside the namespace is the global init, not us");
 	n = list_dir(PT_ROOT, pids, 16, &self, &others);
@@ -357,9 +301,9 @@ static int ns_init(int rep_fd, int gofd)
 	       "SPEC §3.2: /proc/ptags from inside the namespace lists the 3 tagged processes by global pid (got %d)", n);
 
 	/* writes through the namespace mount (we are privileged) */
-	rc = write_path(NS_DIR "/self", "+NS:inside\n");
+	rc = file_write(NS_DIR "/self", "+NS:inside\n");
 	report(rc == 0, "SPEC §3.1/§5.4: privileged write through the ns mount's self (%s)", strerror(rc));
-	rc = write_path(NS_DIR "/2", "+NS:kid\n");
+	rc = file_write(NS_DIR "/2", "+NS:kid\n");
 	report(rc == 0, "SPEC §3.1/§5.4: privileged write to ns pid 2 through the ns mount (%s)", strerror(rc));
 	barrier();
 
@@ -380,9 +324,10 @@ static int ns_init(int rep_fd, int gofd)
 
 static void test_pid_namespace(void)
 {
-	int rp[2], gp[2], op[2], st;
+	int rp[2], gp[2], st;
 	struct ns_info info;
 	long pids[16], kid_g;
+	struct idler out;
 	pid_t outside, nsinit;
 	bool bar, self;
 	char path[64];
@@ -390,21 +335,8 @@ static void test_pid_namespace(void)
 	FILE *in;
 
 	/* a tagged process outside the namespace */
-	if (pipe(op))
-		die("pipe");
-	fflush(stdout);
-	outside = fork();
-	if (outside < 0)
-		die("fork");
-	if (outside == 0) {
-		char b;
-
-		close(op[1]);
-		while (read(op[0], &b, 1) > 0)
-			;
-		_exit(0);
-	}
-	close(op[0]);
+	idler_start(&out);
+	outside = out.pid;
 	ok(pt_write(outside, "+OUT\n") == 0, "setup: root tags the outside process");
 
 	if (pipe(rp) || pipe(gp))
@@ -414,14 +346,13 @@ static void test_pid_namespace(void)
 			 NULL, NULL, NULL);
 	if (nsinit < 0) {
 		ok(false, "setup: clone(CLONE_NEWPID|CLONE_NEWNS): %s", strerror(errno));
-		close(op[1]);
-		waitpid(outside, &st, 0);
+		idler_reap(&out);
 		return;
 	}
 	if (nsinit == 0) {
 		close(rp[0]);
 		close(gp[1]);
-		close(op[1]);
+		close(out.go);
 		_exit(ns_init(rp[1], gp[0]));
 	}
 	close(rp[1]);
@@ -467,8 +398,7 @@ static void test_pid_namespace(void)
 		st = -1;
 	ok(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0,
 	   "setup: the namespace init exited cleanly (status %#x)", st);
-	close(op[1]);
-	waitpid(outside, &st, 0);
+	idler_reap(&out);
 	ok(access(NS_DIR, F_OK) && errno == ENOENT,
 	   "setup: " NS_DIR " is gone (the namespace mount did not leak out)");
 	n = list_dir(PT_ROOT, pids, 16, &self, &others);
