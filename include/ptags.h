@@ -262,7 +262,8 @@ struct ptags_peer {
  * exactly these tags at some moment during the call.  With the fallback,
  * the same holds unless the connecting process exited and its pid was
  * reused before the call: the library refuses a connection whose peer end
- * is already closed (-ESRCH), which covers a peer that simply exits, but a
+ * is already closed (-ESRCH; stream and seqpacket sockets report that),
+ * which covers a peer that simply exits, but a
  * peer that hands its end to another process (fork, SCM_RIGHTS) and exits
  * can make the fallback read the tags of whatever process reuses the pid.
  * Pass PTAGS_PEER_REQUIRE_PEERPIDFD to refuse the fallback, and call this

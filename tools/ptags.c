@@ -175,6 +175,11 @@ static int cmd_show(int argc, char **argv)
 
 	if (!argc) {
 		pids[0] = getppid();
+		if (!pids[0]) {
+			fputs("ptags: the parent process is outside this pid namespace: name a PID\n",
+			      stderr);
+			return EX_NOPROC;
+		}
 		n = 1;
 	} else {
 		for (i = 0; i < argc; i++)
