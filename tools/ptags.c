@@ -387,6 +387,9 @@ static int cmd_change(const struct change *c, int argc, char **argv)
 		one = strcmp(bare, "--all") && strcmp(bare, "-a") ? bare : NULL;
 	}
 	snprintf(target, sizeof(target), "%s", pid_str(pid));
+	/* "add NAME=VALUE" is two lines (+ and !): either right may be missing. */
+	if (c->op == PTAGS_OP_ADD && argc == 2 && strchr(argv[1], '='))
+		return report(err, PTAGS_OP_WRITE, NULL, pid, c->verb, names, target);
 	return report(err, c->op, one, pid, c->verb, names, target);
 }
 
