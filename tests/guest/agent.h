@@ -391,13 +391,14 @@ static inline int a_pass(struct agent *from, struct agent *to, int slot)
 	return rc;
 }
 
+static struct agent agent_pool[64];
+
 /*
  * Start an agent.  It inherits our tags, or has none when @clean (it
  * clears them itself, as root, before this returns).
  */
 static inline struct agent *agent_new(bool clean)
 {
-	static struct agent agent_pool[64];
 	struct agent *a = NULL;
 	int sv[2], fd, rc;
 	size_t i;
@@ -411,10 +412,7 @@ static inline struct agent *agent_new(bool clean)
 		die("too many agents");
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
 		die("socketpair");
-	fflush(stdout);
-	a->pid = fork();
-	if (a->pid < 0)
-		die("fork");
+	a->pid = tap_fork();
 	if (a->pid == 0) {
 		for (fd = 3; fd < 1024; fd++)
 			if (fd != sv[1])
@@ -443,6 +441,15 @@ static inline bool agent_end(struct agent *a)
 	clean = wait_exit(a->pid) == 0;
 	a->pid = -1;
 	return clean;
+}
+
+/* End every agent still running. */
+static inline void agents_end(void)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(agent_pool) / sizeof(agent_pool[0]); i++)
+		agent_end(&agent_pool[i]);
 }
 
 /* ------------------------------------------------------ assertions */

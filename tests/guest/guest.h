@@ -239,6 +239,31 @@ static inline bool pt_is(pid_t pid, const char *expect)
 	return true;
 }
 
+/* Replace our own tags by the lines @tags (as root); bail out on failure. */
+static inline void pt_reset(const char *tags)
+{
+	char s[4096];
+
+	snprintf(s, sizeof(s), "-\n%s", tags);
+	if (pt_write(0, s))
+		die("reset tags to [%s]", tags);
+}
+
+/*
+ * Common start of a test that acts from an untagged process: SIGPIPE
+ * ignored, a 600 s watchdog, and bail out unless /proc/ptags is there and
+ * this process has no tags.
+ */
+static inline void pt_start_untagged(void)
+{
+	signal(SIGPIPE, SIG_IGN);
+	alarm(600);
+	if (access(PT_ROOT "/self", F_OK))
+		die("no " PT_ROOT);
+	if (!pt_is(0, ""))
+		die("the test process is tagged");
+}
+
 /* Number of tags (lines) of @pid, or -1 when they cannot be read. */
 static inline int pt_lines(pid_t pid)
 {
@@ -314,6 +339,18 @@ static inline int drop_privileges(uid_t uid)
 	return 0;
 }
 
+/* fork() with stdout flushed first (no TAP line twice); dies on failure. */
+static inline pid_t tap_fork(void)
+{
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	return pid;
+}
+
 /*
  * Run @fn(@arg) in a child process and return its exit status (0..255),
  * or -1 if it died of a signal.  The child's TAP lines share our counter
@@ -325,10 +362,7 @@ static inline int run_child(int (*fn)(void *), void *arg)
 	int status;
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = tap_fork();
 	if (pid == 0)
 		_exit(fn(arg));
 	if (waitpid(pid, &status, 0) != pid)
@@ -367,10 +401,7 @@ static inline pid_t idler_start(struct idler *s)
 
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe");
-	fflush(stdout);
-	s->pid = fork();
-	if (s->pid < 0)
-		die("fork");
+	s->pid = tap_fork();
 	if (s->pid == 0) {
 		for (fd = 3; fd < 1024; fd++)
 			if (fd != p[0])

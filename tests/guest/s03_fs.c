@@ -418,10 +418,7 @@ static void test_leader_exit(void)
 
 	if (pipe(leader_pipe_go) || pipe(leader_pipe_ready))
 		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = tap_fork();
 	if (pid == 0) {
 		pthread_t t;
 

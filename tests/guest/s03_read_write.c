@@ -67,22 +67,13 @@ static ssize_t raw_write(const char *s, size_t len)
 	return n;
 }
 
-static void reset(const char *tags)
-{
-	char s[4096];
-
-	snprintf(s, sizeof(s), "-\n%s", tags);
-	if (pt_write(0, s))
-		die("reset tags to [%s]", tags);
-}
-
 /* Write @s to self, expect errno @err and the resulting tags @after. */
 static void tx(const char *before, const char *s, size_t len, int err, const char *after,
 	       const char *what)
 {
 	int got;
 
-	reset(before);
+	pt_reset(before);
 	got = pt_write_len(0, s, len);
 	ok(got == err && pt_is(0, after), "%s (got %s, want %s)", what,
 	   got ? strerror(got) : "success", err ? strerror(err) : "success");
@@ -96,32 +87,32 @@ static void test_format(void)
 {
 	ssize_t n;
 
-	reset("");
+	pt_reset("");
 	n = pt_read(0, rbuf, sizeof(rbuf));
 	ok(n == 0, "SPEC §3.3: an empty tag set reads 0 bytes (got %zd)", n);
 
-	reset("+b\n+@a:x\n+ab\n!ab=x y\n+a\n");
+	pt_reset("+b\n+@a:x\n+ab\n!ab=x y\n+a\n");
 	ok(pt_is(0, "a\n@a:x\nab=x y\nb\n"),
 	   "SPEC §3.3: one line per tag, '@' for keep, '=value', sorted a < a:x < ab < b");
-	reset("+@b\n+a\n");
+	pt_reset("+@b\n+a\n");
 	ok(pt_is(0, "a\n@b\n"), "SPEC §3.3: '@' does not take part in sorting (a before @b)");
-	reset("+@zz\n+y\n+@x\n");
+	pt_reset("+@zz\n+y\n+@x\n");
 	ok(pt_is(0, "@x\ny\n@zz\n"), "SPEC §3.3: '@' does not take part in sorting (@x, y, @zz)");
-	reset("+a\n!a=zzz\n+a:b\n");
+	pt_reset("+a\n!a=zzz\n+a:b\n");
 	ok(pt_is(0, "a=zzz\na:b\n"),
 	   "SPEC §3.3: sorted by NAME, not by line (a=zzz before a:b although ':' < '=')");
-	reset("+a:b\n+a b\n+a\n+ab\n");
+	pt_reset("+a:b\n+a b\n+a\n+ab\n");
 	ok(pt_is(0, "a\na b\na:b\nab\n"), "SPEC §3.3: a prefix sorts first, then byte order (a, 'a b', a:b, ab)");
-	reset("+\xc3\xa9\n+z\n+Z\n+ x\n+~\n+\xf0\x9f\x98\x80\n+\xc2\xa0\n");
+	pt_reset("+\xc3\xa9\n+z\n+Z\n+ x\n+~\n+\xf0\x9f\x98\x80\n+\xc2\xa0\n");
 	ok(pt_is(0, " x\nZ\nz\n~\n\xc2\xa0\n\xc3\xa9\n\xf0\x9f\x98\x80\n"),
 	   "SPEC §3.3: byte order is unsigned memcmp (ASCII < U+00A0 < U+00E9 < U+1F600)");
-	reset("+@k\n!k=v=w\n");
+	pt_reset("+@k\n!k=v=w\n");
 	ok(pt_is(0, "@k=v=w\n"), "SPEC §3.3: keep flag and value on one line: @k=v=w");
-	reset("+n\n!n=v\n!n=\n");
+	pt_reset("+n\n!n=v\n!n=\n");
 	ok(pt_is(0, "n\n"), "SPEC §3.3/§3.4: a tag whose value was removed with '!n=' has no '='");
-	reset("+n\n!n=v\n!n\n");
+	pt_reset("+n\n!n=v\n!n\n");
 	ok(pt_is(0, "n\n"), "SPEC §3.3/§3.4: a tag whose value was removed with '!n' has no '='");
-	reset("+S:a\n!S:a= lead and trail \n");
+	pt_reset("+S:a\n!S:a= lead and trail \n");
 	ok(pt_is(0, "S:a= lead and trail \n"), "SPEC §3.3: a value is shown byte-exact (spaces kept)");
 }
 
@@ -167,7 +158,7 @@ static void test_small_buffers(void)
 	if (pt_write(0, s))
 		die("setup big value");
 	check_chunks("a set over one page");
-	reset("");
+	pt_reset("");
 }
 
 static void test_snapshot(void)
@@ -178,7 +169,7 @@ static void test_snapshot(void)
 	int fd, fd2;
 
 	/* The set shrinks while we read. */
-	reset("+S:alpha\n!S:alpha=1\n+S:beta\n!S:beta=22\n+S:gamma\n!S:gamma=333\n"
+	pt_reset("+S:alpha\n!S:alpha=1\n+S:beta\n!S:beta=22\n+S:gamma\n!S:gamma=333\n"
 	      "+@S:delta\n!S:delta=4444\n");
 	ok(pt_is(0, old), "setup: old set");
 	fd = open(PT_ROOT "/self", O_RDONLY);
@@ -197,7 +188,7 @@ static void test_snapshot(void)
 	   rbuf);
 
 	/* The set grows while we read; then pread at 0. */
-	reset("+A\n+B\n");
+	pt_reset("+A\n+B\n");
 	if (lseek(fd, 0, SEEK_SET))
 		die("lseek");
 	n = read(fd, head, 1);
@@ -214,7 +205,7 @@ static void test_snapshot(void)
 	close(fd);
 
 	/* Two readers: each has its own snapshot. */
-	reset("+one\n");
+	pt_reset("+one\n");
 	fd = open(PT_ROOT "/self", O_RDONLY);
 	fd2 = open(PT_ROOT "/self", O_RDONLY);
 	if (fd < 0 || fd2 < 0)
@@ -229,7 +220,7 @@ static void test_snapshot(void)
 	   "SPEC §3.3: the first fd still continues its own old snapshot ([%s])", rbuf);
 	close(fd);
 	close(fd2);
-	reset("");
+	pt_reset("");
 }
 
 /* ----------------------------------------------------------------- §3.4 */
@@ -249,7 +240,7 @@ static void test_transaction(void)
 		"+T:three\n";
 	ssize_t n;
 
-	reset("");
+	pt_reset("");
 	n = raw_write(multi, sizeof(multi) - 1);
 	ok(n == (ssize_t)sizeof(multi) - 1,
 	   "SPEC §3.4: a successful write returns the full byte count (%zd of %zu)", n,
@@ -274,7 +265,7 @@ static void test_transaction(void)
 	{
 		ssize_t z;
 
-		reset("+A\n");
+		pt_reset("+A\n");
 		z = raw_write("", 0);
 		ok(z == 0 && pt_is(0, "A\n"), "SPEC §3.4: a 0-byte write returns 0 and changes nothing (got %zd)", z);
 	}
@@ -390,14 +381,14 @@ static void test_e2big(void)
 			return;
 	ok(pt_set_param("max_write", 64) == 0 && pt_param("max_write") == 64,
 	   "setup: lower max_write to 64");
-	reset("+A\n");
+	pt_reset("+A\n");
 	memset(s, 'b', sizeof(s));
 	s[0] = '+';
 	s[63] = '\n';
 	n = raw_write(s, 64);
 	ok(n == 64 && pt_is(0, "A\n" "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb\n"),
 	   "SPEC §3.4/§8: a write of exactly max_write bytes is accepted (got %zd)", n);
-	reset("+A\n");
+	pt_reset("+A\n");
 	s[63] = 'b';
 	s[64] = '\n';
 	n = raw_write(s, 65);
@@ -424,22 +415,22 @@ static void test_e2big(void)
 		die("malloc");
 	memset(big, '\n', bl);
 	memcpy(big, "+big\n", 5);
-	reset("");
+	pt_reset("");
 	n = raw_write(big, bl - 1);
 	ok(n == (ssize_t)bl - 1 && pt_is(0, "big\n"),
 	   "SPEC §3.4: a write of exactly max_write (%zu) bytes succeeds (got %zd)", bl - 1, n);
-	reset("");
+	pt_reset("");
 	n = raw_write(big, bl);
 	ok(n == -E2BIG && pt_is(0, ""), "SPEC §3.4: a write of max_write+1 bytes -> E2BIG (got %zd)", n);
 	free(big);
-	reset("");
+	pt_reset("");
 }
 
 static void test_rights_snapshot(void)
 {
 	struct agent *k;
 
-	reset("");
+	pt_reset("");
 	k = agent_new(false);
 	ok(pt_write(k->pid, "+ptags:ptags:add\n") == 0, "setup: grant ptags:ptags:add to a child");
 	ok(a_drop(k), "setup: the child dropped its privileges");

@@ -77,11 +77,7 @@ static void test_root_opened(void)
 	expect(a_fdw(r, 0, "-P\n"), EPERM,
 	       "SPEC §5.5: the same fd after the writer lost CAP_MAC_ADMIN: -P -> EPERM");
 	ok(pt_is(v->pid, "P\nX\n"), "SPEC §5.5: victim has P and X");
-	agent_end(v);
-	agent_end(w);
-	agent_end(w2);
-	agent_end(m);
-	agent_end(r);
+	agents_end();
 }
 
 /* ------------------------------------------------------------- (b) */
@@ -100,10 +96,7 @@ static int run_deputy(int fd)
 {
 	pid_t pid;
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = tap_fork();
 	if (pid == 0) {
 		if (dup2(fd, 1) != 1)
 			_exit(210);
@@ -177,9 +170,7 @@ static void test_confused_deputy(void)
 	       "SPEC §5.4/§5.5: control: the privileged helper writing to a root-opened stdout succeeds");
 	close(fd);
 	ok(pt_is(v->pid, "X\nY\n"), "SPEC §5.5: control write landed");
-	agent_end(v);
-	agent_end(u);
-	agent_end(o);
+	agents_end();
 }
 
 /* ------------------------------------------------------------- (c) */
@@ -227,13 +218,7 @@ static void test_intersection(void)
 	       "SPEC §5.2/§5.5: ptags:add writer, own entry it opened itself: +X");
 	ok(pt_is(w3->pid, "X\nptags:add\n"), "SPEC §5.5: only the second write landed");
 
-	agent_end(v);
-	agent_end(o);
-	agent_end(w);
-	agent_end(o2);
-	agent_end(w2);
-	agent_end(o3);
-	agent_end(w3);
+	agents_end();
 }
 
 /* ------------------------------------------------------------- (d) */
@@ -295,28 +280,14 @@ static void test_timing(void)
 	       "SPEC §5.5: opener held S rights at open and has exited since: +S:i succeeds");
 
 	ok(pt_is(vp, "S:d\nS:f\nS:g\nS:i\n"), "SPEC §5.5: victim's resulting tags");
-	agent_end(v);
-	agent_end(o4);
-	agent_end(w4);
-	agent_end(o5);
-	agent_end(w5);
-	agent_end(o6);
-	agent_end(w6);
-	agent_end(o7);
-	agent_end(o8);
-	agent_end(w9);
+	agents_end();
 }
 
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--deputy"))
 		return deputy_main();
-	signal(SIGPIPE, SIG_IGN);
-	alarm(600);
-	if (access(PT_ROOT "/self", F_OK))
-		die("no " PT_ROOT);
-	if (!pt_is(0, ""))
-		die("the test process is tagged");
+	pt_start_untagged();
 	test_root_opened();
 	test_confused_deputy();
 	test_intersection();

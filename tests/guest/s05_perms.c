@@ -53,8 +53,7 @@ static void test_default(void)
 	   "SPEC §5.6: no rights: reading a sibling's tags works");
 	ok(pt_is(a->pid, "@K\nV=1\nX\n"),
 	   "SPEC §5.2: refused writes left the tags unchanged");
-	agent_end(a);
-	agent_end(b);
+	agents_end();
 }
 
 static void test_global_add(void)
@@ -89,8 +88,7 @@ static void test_global_add(void)
 	expect(aw(a, b->pid, "+X\n"), EPERM,
 	       "SPEC §5.3: ptags:add alone: +X on a sibling -> EPERM");
 	ok(pt_is(b->pid, ""), "SPEC §5.3: sibling unchanged");
-	agent_end(a);
-	agent_end(b);
+	agents_end();
 }
 
 static void test_global_sub(void)
@@ -201,10 +199,7 @@ static void test_prefix(void)
 	expect(aw(d, 0, "!S:a\n"), 0, "SPEC §5.1: ptags:S:set: !S:a removes value");
 	ok(pt_is(d->pid, "S:a\nT:a\nptags:S:set\n"),
 	   "SPEC §5.1: ptags:S:set: value removed");
-	agent_end(a);
-	agent_end(b);
-	agent_end(c);
-	agent_end(d);
+	agents_end();
 }
 
 static void test_special(void)
@@ -242,9 +237,7 @@ static void test_special(void)
 	       "SPEC §5.1: ptags:ptags:sub: -ptags:add on itself");
 	ok(pt_is(c->pid, "ptags:ptags:sub\nptags:sub\n"),
 	   "SPEC §5.1: ptags:ptags:sub: ptags:add removed");
-	agent_end(a);
-	agent_end(b);
-	agent_end(c);
+	agents_end();
 }
 
 static void test_patterns(void)
@@ -286,8 +279,7 @@ static void test_patterns(void)
 	       "SPEC §3.4/§4.3: ptags:S:a:add: '+@' (keep on every tag) skips disallowed tags -> success");
 	ok(pt_is(b->pid, "@S:a\n@S:a:q\nS:b\nptags:S:a:add\n"),
 	   "SPEC §4.3: '+@' changed nothing it was not allowed to");
-	agent_end(a);
-	agent_end(b);
+	agents_end();
 }
 
 /* ----------------------------------------------------------------- §5.3 */
@@ -409,23 +401,7 @@ static void test_others(void)
 		acmd(b2, OP_REAP, 0, NULL);
 	}
 
-	agent_end(v);
-	agent_end(v2);
-	agent_end(v3);
-	agent_end(b1);
-	agent_end(b2);
-	agent_end(b3);
-	agent_end(b4);
-	agent_end(b5);
-	agent_end(b6);
-	agent_end(b7);
-	agent_end(b8);
-	agent_end(b9);
-	agent_end(b10);
-	agent_end(b11);
-	agent_end(b12);
-	agent_end(b13);
-	agent_end(b14);
+	agents_end();
 }
 
 /* ------------------------------------------------------------ §5.4, §10 */
@@ -508,19 +484,12 @@ static void test_privilege(void)
 	ok(pt_is(u->pid, "@MGR:CONTAINER_ID=abc\nMGR:plain\n"),
 	   "SPEC §10: the manager's tags are intact");
 	ok(pt_is(v->pid, "Y\n"), "SPEC §5.4: the other process is intact");
-	agent_end(v);
-	agent_end(r);
-	agent_end(u);
+	agents_end();
 }
 
 int main(void)
 {
-	signal(SIGPIPE, SIG_IGN);
-	alarm(600);
-	if (access(PT_ROOT "/self", F_OK))
-		die("no " PT_ROOT);
-	if (!pt_is(0, ""))
-		die("the test process is tagged");
+	pt_start_untagged();
 	test_default();
 	test_global_add();
 	test_global_sub();

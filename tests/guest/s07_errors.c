@@ -10,15 +10,6 @@
 #include "guest.h"
 #include "agent.h"
 
-static void reset(const char *tags)
-{
-	char s[1024];
-
-	snprintf(s, sizeof(s), "-\n%s", tags);
-	if (pt_write(0, s))
-		die("reset tags to [%s]", tags);
-}
-
 /* Root on itself: expect errno @err for @line, tags @after, refused + 1. */
 static void err_self(const char *before, const char *after, const char *line, int err,
 		     const char *what)
@@ -26,7 +17,7 @@ static void err_self(const char *before, const char *after, const char *line, in
 	long r0, r1;
 	int e;
 
-	reset(before);
+	pt_reset(before);
 	r0 = pt_stat("refused");
 	e = pt_write(0, line);
 	r1 = pt_stat("refused");
@@ -41,7 +32,7 @@ static void err_self2(const char *before, const char *after, const char *line, i
 {
 	int e;
 
-	reset(before);
+	pt_reset(before);
 	e = pt_write(0, line);
 	ok(e == err && pt_is(0, after), "SPEC §7: %s -> %s, nothing changes (got %s)", what,
 	   strerror(err), e ? strerror(e) : "success");
@@ -79,7 +70,7 @@ static void test_refused(void)
 	long r0, r1;
 
 	err_self("+a\n", "a\n", "?b\n", ENOENT, "'?' (refused counter check)");
-	reset("+a\n");
+	pt_reset("+a\n");
 	r0 = pt_stat("refused");
 	ok(pt_write(0, "?a\n+b\n") == 0, "a successful write");
 	r1 = pt_stat("refused");
@@ -93,7 +84,7 @@ static void eperm_case(const char *rights_before, const char *line, bool to_othe
 	struct agent *k, *o = NULL;
 	int e;
 
-	reset("");	/* children inherit our tags */
+	pt_reset("");	/* children inherit our tags */
 	k = agent_new(false);
 	if (to_other)
 		o = agent_new(false);
@@ -128,7 +119,7 @@ static void test_ecanceled(void)
 
 	if (mt <= 0 || mb <= 0)
 		die("read params");
-	reset("+a\n+b\n");
+	pt_reset("+a\n+b\n");
 	ok(pt_set_param("max_tags", 2) == 0, "setup: max_tags = 2");
 	err_self2("+a\n+b\n", "a\nb\n", "+c\n", ECANCELED, "'+' beyond max_tags");
 	ok(pt_set_param("max_tags", mt) == 0 && pt_param("max_tags") == mt, "cleanup: restore max_tags");
@@ -203,7 +194,7 @@ static void test_esrch(void)
 	int w, r, rw;
 	long tp0;
 
-	reset("");	/* children inherit our tags */
+	pt_reset("");	/* children inherit our tags */
 	/* untagged child, exited and reaped */
 	idler_start(&s);
 	open_fds(s.pid, &w, &r, &rw);

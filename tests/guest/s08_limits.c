@@ -64,8 +64,7 @@ static void test_params(void)
 	if (r == MAP_FAILED)
 		die("mmap");
 	memset(r, 0, sizeof(*r));
-	fflush(stdout);
-	pid = fork();
+	pid = tap_fork();
 	if (pid == 0) {
 		int fd;
 
@@ -399,10 +398,7 @@ static void test_counters(void)
 		die("pipe");
 	quiesce();
 	b = ctr_now();
-	fflush(stdout);
-	a = fork();
-	if (a < 0)
-		die("fork");
+	a = tap_fork();
 	if (a == 0) {
 		close(cmd[1]);
 		close(gp[1]);
@@ -483,8 +479,7 @@ static void test_counters(void)
 	   "SPEC §8: a 0-byte write and a comment change no counter");
 
 	/* fork of an untagged process: inherited unchanged */
-	fflush(stdout);
-	u = fork();
+	u = tap_fork();
 	if (u == 0)
 		_exit(0);
 	wait_exit(u);
@@ -607,8 +602,7 @@ static void test_memcg(void)
 	t = idler_start(&tw);
 	if (pipe(cmd) || pipe(rep))
 		die("pipe");
-	fflush(stdout);
-	writer = fork();
+	writer = tap_fork();
 	if (writer == 0) {
 		/* buffer built and faulted in before the move */
 		len = big_tags(buf, "w", &payload);

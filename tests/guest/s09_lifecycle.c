@@ -154,10 +154,7 @@ static struct kid spawn(int (*fn)(void *), void *arg)
 
 	if (pipe2(go, O_CLOEXEC) || pipe(rep))
 		die("pipe");
-	fflush(stdout);
-	k.pid = fork();
-	if (k.pid < 0)
-		die("fork");
+	k.pid = tap_fork();
 	if (k.pid == 0) {
 		close(go[1]);
 		close(rep[0]);

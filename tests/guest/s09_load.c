@@ -161,10 +161,7 @@ static pid_t sleeper(int *wfd)
 
 	if (pipe2(p, O_CLOEXEC))
 		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
+	pid = tap_fork();
 	if (pid == 0) {
 		close(p[1]);
 		if (read(p[0], &c, 1) < 0)

@@ -496,10 +496,7 @@ static void test_keep_across(void)
 
 	if (pipe(rp) || pipe(gp))
 		die("pipe");
-	fflush(stdout);
-	kid = fork();
-	if (kid < 0)
-		die("fork");
+	kid = tap_fork();
 	if (kid == 0) {
 		close(rp[0]);
 		close(gp[1]);
@@ -532,12 +529,7 @@ static void test_keep_across(void)
 
 int main(void)
 {
-	signal(SIGPIPE, SIG_IGN);
-	alarm(600);
-	if (access(PT_ROOT "/self", F_OK))
-		die("no " PT_ROOT);
-	if (!pt_is(0, ""))
-		die("the test process is tagged");
+	pt_start_untagged();
 	test_pid_namespace();
 	test_keep_across();
 	return tap_done();
