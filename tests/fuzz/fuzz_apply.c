@@ -127,8 +127,12 @@ static char *engine_text(const struct pt_set *s, size_t *len,
 	if (pt_set_render(s, 0, p, size) != size)
 		die("render of %llu bytes came short",
 		    (unsigned long long)size);
-	if (pt_set_render(s, size, q, 16) != 0)
-		die("render at the end returned bytes");
+	if (pt_set_render(s, size, q, 16) != 0 ||
+	    pt_set_render(s, size + 1 + seed, q, 16) != 0 ||
+	    pt_set_render(s, UINT64_MAX - seed % 64, q, 16) != 0)
+		die("render at or past the end returned bytes");
+	if (size && pt_set_render(s, size - 1, q, 0) != 0)
+		die("render of 0 bytes returned bytes");
 	/* Windows of 1..(seed % 97 + 1) bytes, the rest of the text. */
 	while (off < size) {
 		size_t want, got;
