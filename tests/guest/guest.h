@@ -298,6 +298,40 @@ static inline long pt_param(const char *name)
 	return file_long(path);
 }
 
+/*
+ * Wait up to 5 s until the counters live_sets, tagged_processes and bytes
+ * read @live, @tagged and @bytes (-1: any value): tag sets are freed after
+ * an RCU grace period.  Says what they read when they do not get there.
+ */
+static inline bool pt_counters_are(long live, long tagged, long bytes,
+				   const char *what)
+{
+	long l = 0, t = 0, b = 0;
+	int i;
+
+	for (i = 0; i < 250; i++) {
+		l = pt_stat("live_sets");
+		t = pt_stat("tagged_processes");
+		b = pt_stat("bytes");
+		if (l == live && t == tagged && (bytes < 0 || b == bytes)) {
+			if (i > 25)
+				diag("%s: counters settled after %d ms", what, i * 20);
+			return true;
+		}
+		usleep(20000);
+	}
+	diag("%s: live_sets %ld (want %ld), tagged_processes %ld (want %ld), bytes %ld (want %ld)",
+	     what, l, live, t, tagged, b, bytes);
+	return false;
+}
+
+/* Wait until no tag set is left in memory (start of a test). */
+static inline void pt_quiesce(void)
+{
+	if (!pt_counters_are(0, 0, 0, "start"))
+		diag("warning: counters not 0 before the test");
+}
+
 static inline int pt_set_param(const char *name, long value)
 {
 	char path[128], buf[64];

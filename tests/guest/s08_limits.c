@@ -192,24 +192,11 @@ static bool bytes_is(long want)
 	return false;
 }
 
-/* Wait until no tag set is left in memory. */
-static void quiesce(void)
-{
-	for (int i = 0; i < 250; i++) {
-		if (pt_stat("live_sets") == 0 && pt_stat("bytes") == 0 &&
-		    pt_stat("tagged_processes") == 0)
-			return;
-		usleep(20000);
-	}
-	diag("warning: counters not 0 (live_sets %ld tagged %ld bytes %ld)",
-	     pt_stat("live_sets"), pt_stat("tagged_processes"), pt_stat("bytes"));
-}
-
 static void test_max_bytes_small(void)
 {
 	long bytes;
 
-	quiesce();
+	pt_quiesce();
 	bytes = pt_stat("bytes");
 	pid_t t;
 	struct idler tw;
@@ -255,7 +242,7 @@ static void test_max_bytes_default(void)
 		die("malloc");
 	memset(val, 'v', 32700);
 	val[32700] = 0;
-	quiesce();
+	pt_quiesce();
 	bytes = pt_stat("bytes");
 	t = idler_start(&tw);
 	while (total < limit && !err) {
@@ -396,7 +383,7 @@ static void test_counters(void)
 
 	if (pipe(cmd) || pipe(gp) || pipe(rep))
 		die("pipe");
-	quiesce();
+	pt_quiesce();
 	b = ctr_now();
 	a = tap_fork();
 	if (a == 0) {
@@ -530,20 +517,12 @@ static int kmsg_new_lines(int fd)
 #define CG "/sys/fs/cgroup"
 #define CGC CG "/ptags_s08"
 
+/* @word is in the first 511 bytes of @file. */
 static bool file_has(const char *file, const char *word)
 {
 	char buf[512];
-	int fd = open(file, O_RDONLY);
-	ssize_t n;
 
-	if (fd < 0)
-		return false;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = 0;
-	return strstr(buf, word) != NULL;
+	return file_read(file, buf, sizeof(buf)) > 0 && strstr(buf, word);
 }
 
 /* Build a ~1 MB write of values: "+mNN\n!mNN=vvv...\n". */
@@ -693,7 +672,7 @@ int main(int argc, char **argv)
 		diag("note: counters not 0 at start (live_sets %ld, tagged_processes %ld)",
 		     pt_stat("live_sets"), pt_stat("tagged_processes"));
 
-	quiesce();
+	pt_quiesce();
 	kfd = kmsg_open_at_end();
 	test_params();
 	test_counters();
@@ -713,7 +692,7 @@ int main(int argc, char **argv)
 
 	test_memcg();
 
-	quiesce();
+	pt_quiesce();
 	ok(pt_stat("live_sets") == 0 && pt_stat("tagged_processes") == 0 && pt_stat("bytes") == 0,
 	   "cleanup: no tagged process left (live_sets %ld tagged %ld bytes %ld)",
 	   pt_stat("live_sets"), pt_stat("tagged_processes"), pt_stat("bytes"));

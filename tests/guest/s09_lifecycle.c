@@ -40,36 +40,10 @@ static struct ctr ctr_now(void)
 	return c;
 }
 
-/*
- * The three "usage" counters equal those of @b.  Tag sets are freed after
- * an RCU grace period, so live_sets and bytes may lag: poll up to 5 s.
- */
+/* The three "usage" counters equal those of @b (pt_counters_are() polls). */
 static bool ctr_back(struct ctr b, const char *what)
 {
-	struct ctr c;
-	int i;
-
-	for (i = 0; i < 250; i++) {
-		c = ctr_now();
-		if (c.live == b.live && c.tagged == b.tagged && c.bytes == b.bytes) {
-			if (i > 25)
-				diag("%s: counters settled after %d ms", what, i * 20);
-			return true;
-		}
-		usleep(20000);
-	}
-	diag("%s: live_sets %ld (want %ld), tagged_processes %ld (want %ld), bytes %ld (want %ld)",
-	     what, c.live, b.live, c.tagged, b.tagged, c.bytes, b.bytes);
-	return false;
-}
-
-/* Wait until no tag set is left in memory (start of a test). */
-static void quiesce(void)
-{
-	struct ctr zero = { 0 };
-
-	if (!ctr_back(zero, "start"))
-		diag("warning: counters not 0 before the test");
+	return pt_counters_are(b.live, b.tagged, b.bytes, what);
 }
 
 static ssize_t read_all(int fd, char *buf, size_t len)
@@ -868,7 +842,7 @@ int main(int argc, char **argv)
 		die("subreaper");
 	if (pt_stat("live_sets") < 0)
 		die("no ptags counters");
-	quiesce();
+	pt_quiesce();
 	if (!self_is(""))
 		die("this test must start untagged");
 

@@ -104,35 +104,10 @@ static int other_entries(const char *dir)
 	return n;
 }
 
-/* Sets are freed after an RCU grace period: poll up to 5 s. */
+/* @tagged processes with @live sets (bytes 0 when none is live). */
 static bool counters_are(long tagged, long live)
 {
-	long l = 0, t = 0, b = 0;
-	int i;
-
-	for (i = 0; i < 250; i++) {
-		l = pt_stat("live_sets");
-		t = pt_stat("tagged_processes");
-		b = pt_stat("bytes");
-		if (l == live && t == tagged && (live || b == 0))
-			return true;
-		usleep(20000);
-	}
-	diag("live_sets %ld tagged_processes %ld bytes %ld", l, t, b);
-	return false;
-}
-
-static bool counters_zero(void)
-{
-	long l, t, b;
-
-	if (counters_are(0, 0))
-		return true;
-	l = pt_stat("live_sets");
-	t = pt_stat("tagged_processes");
-	b = pt_stat("bytes");
-	diag("live_sets %ld tagged_processes %ld bytes %ld", l, t, b);
-	return false;
+	return pt_counters_are(live, tagged, live ? -1 : 0, "s09_load");
 }
 
 /* Make sure we leave the module loaded and mounted, whatever happened. */
@@ -186,7 +161,7 @@ int main(void)
 	if (!mounted_ptags("/proc/ptags"))
 		die("/proc/ptags is not mounted at start");
 
-	if (!counters_zero())
+	if (!counters_are(0, 0))
 		diag("warning: counters not 0 at the start");
 	/* Tagged processes alive across the unload. */
 	c1 = sleeper(&w1);
@@ -261,7 +236,7 @@ int main(void)
 	ok(pt_is(c1, "") && pt_is(c2, "") && pt_is(0, ""),
 	   "SPEC §9: module loaded: every existing process, including those tagged before, starts untagged");
 	ok(other_entries("/proc/ptags") == 0, "SPEC §9/§3.2: the fresh listing shows no tagged process");
-	ok(counters_zero(), "SPEC §8/§9: fresh counters live_sets, tagged_processes, bytes read 0");
+	ok(counters_are(0, 0), "SPEC §8/§9: fresh counters live_sets, tagged_processes, bytes read 0");
 	ok(pt_param("max_tags") == 4000, "SPEC §8: the reloaded module starts from the default max_tags (got %ld)",
 	   pt_param("max_tags"));
 	ok(pt_write(c1, "+again\n") == 0 && pt_is(c1, "again\n") && counters_are(1, 1),
@@ -313,7 +288,7 @@ out:
 	}
 	ok(mounted_ptags("/proc/ptags") && exists("/sys/module/ptags"),
 	   "cleanup: module loaded and /proc/ptags mounted at the end");
-	ok(counters_zero(), "cleanup: no tagged process left");
+	ok(counters_are(0, 0), "cleanup: no tagged process left");
 	rmdir(MNT2);
 	return tap_done();
 }
