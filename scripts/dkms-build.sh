@@ -10,6 +10,7 @@
 #
 # HOW says where the headers come from (column 4 of tests/qemu/kernels.list):
 #   host     linux-headers-KVER installed on this machine with apt-get
+#            (refused when that would install a kernel image)
 #   unpack   linux-headers-KVER, its -common and its linux-kbuild unpacked
 #            with dpkg-deb -x into a private root under the cache (they may
 #            not be installable here); the compiler the headers name
@@ -27,7 +28,8 @@
 #
 # OUT gets: lib/modules/KVER (the install tree: updates/dkms/ptags.ko and
 # the depmod files), ptags.ko (the installed module, uncompressed), dkms.log,
-# w1.log, and cc (the compiler's version line).  Exits non-zero on any
+# dkms-make.log (kbuild's output in the DKMS build), w1.log, and cc (the
+# compiler's version line).  Exits non-zero on any
 # failure or warning.  Needs root.
 #
 # Cache: $PTAGS_CACHE (default <repo>/.cache/kernels) for private roots;
@@ -157,8 +159,8 @@ dkms_host() {
 		dkms build "$name/$ver" -k "$kver" "${opts[@]}" &&
 		dkms install "$name/$ver" -k "$kver" "${opts[@]}"
 	} >"$out/dkms.log" 2>&1 || { cat "$out/dkms.log" >&2; die "dkms failed for $kver"; }
-	cat "$trees/tree/$name/$ver/$kver/"*/log/make.log >>"$out/dkms.log"
-	warnings "$out/dkms.log"
+	cat "$trees/tree/$name/$ver/$kver/"*/log/make.log >"$out/dkms-make.log"
+	warnings "$out/dkms-make.log"
 
 	# W=1, plain kbuild, same headers and compiler.
 	stage_source "$out/w1"
@@ -216,8 +218,8 @@ dkms_chroot() {
 		chroot "$dir" dkms install "$name/$ver" -k "$kver" --no-depmod
 	} >"$out/dkms.log" 2>&1 </dev/null ||
 		{ cat "$out/dkms.log" >&2; die "dkms failed for $kver in the $suite chroot"; }
-	cat "$dir/var/lib/dkms/$name/$ver/$kver/"*/log/make.log >>"$out/dkms.log"
-	warnings "$out/dkms.log"
+	cat "$dir/var/lib/dkms/$name/$ver/$kver/"*/log/make.log >"$out/dkms-make.log"
+	warnings "$out/dkms-make.log"
 	chroot "$dir" make -C "/usr/src/linux-headers-$kver" M=/tmp/ptags-w1 W=1 \
 		modules >"$out/w1.log" 2>&1 </dev/null ||
 		{ cat "$out/w1.log" >&2; die "W=1 build failed for $kver"; }
@@ -233,8 +235,14 @@ dkms_chroot() {
 case $how in
 host)
 	[ -d "/lib/modules/$kver/build" ] || {
-		msg "installing linux-headers-$kver"
 		apt-cache show "linux-headers-$kver" >/dev/null 2>&1 || apt-get update -qq >&2
+		# Some headers (6.12's) depend on their kernel image: never
+		# install a kernel on this machine for a test, unpack those.
+		if apt-get install -s --no-install-recommends "linux-headers-$kver" |
+		   grep -q '^Inst linux-image-'; then
+			die "linux-headers-$kver would install a kernel image here: use HOW unpack"
+		fi
+		msg "installing linux-headers-$kver"
 		apt-get install -y -q --no-install-recommends "linux-headers-$kver" >&2 </dev/null
 	}
 	dkms_host "$(readlink -f "/lib/modules/$kver/build")"
