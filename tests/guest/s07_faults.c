@@ -13,9 +13,10 @@
  *
  *  - write: the result is success with exactly the new tags, or ENOMEM
  *    with the tags unchanged (read back);
- *  - fork by a tagged process: fork fails, or the child runs with exactly
- *    its parent's tags, or the child is killed before it runs any user
- *    code (SPEC §9) and stats/killed counts it;
+ *  - fork by a tagged process (non-sleeping allocations only, see
+ *    fork_storm()): fork fails, or the child runs with exactly its
+ *    parent's tags, or the child is killed before it runs any user code
+ *    (SPEC §9) and stats/killed counts it;
  *  - execve by a tagged process: execve fails and nothing changed, or the
  *    new image runs with exactly the kept tags.
  *
@@ -202,10 +203,19 @@ static int fork_child(int rep)
 	return strcmp(tags, PARENT_TAGS) ? 1 : 0;
 }
 
+/*
+ * Only allocations that cannot sleep fail here: those are the module's on
+ * this path (its hook runs with preemption disabled).  The kernel's own
+ * sleeping allocations in fork (the vmalloc'ed stack among them) would
+ * only add their warn_alloc() stack dumps to the console.
+ */
 static void fork_storm(void)
 {
 	unsigned int n, points = 0, failed = 0, killed = 0, right = 0, bad = 0;
 	long k0 = pt_stat("killed");
+
+	if (!knob(DBG "/failslab/ignore-gfp-wait", "Y"))
+		die("failslab setup");
 
 	for (n = 1; n <= MAX_POINTS; n++) {
 		unsigned int left;
@@ -250,8 +260,9 @@ static void fork_storm(void)
 			break;
 		points++;
 	}
+	knob(DBG "/failslab/ignore-gfp-wait", "N");
 	ok(n <= MAX_POINTS && !bad,
-	   "§9: fork under %u allocation failures: %u forks failed, %u children right, %u killed before running, none wrong",
+	   "§9: fork under %u non-sleeping allocation failures: %u forks failed, %u children right, %u killed before running, none wrong",
 	   points, failed, right, killed);
 	ok(pt_stat("killed") - k0 == killed,
 	   "§8: stats/killed counts the %u children killed (%ld)", killed,
