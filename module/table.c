@@ -2,7 +2,7 @@
 /*
  * Which process holds which tag set.
  *
- * A tagged process has one entry in an RCU hashtable keyed by its
+ * A tagged process has one entry in an RCU hash table keyed by its
  * signal_struct, which all its threads share and which lives until the
  * process is reaped; the entry is removed at group death, long before that,
  * so a key is never reused while its entry is in the table.  An untagged
@@ -10,66 +10,169 @@
  *
  * The entry points to an immutable, reference-counted set.  Readers take a
  * reference under rcu_read_lock().  Every change of the pointer (a write,
- * an exec) happens under the entry's spinlock and only if the pointer still
+ * an exec) happens under the entry's lock and only if the pointer still
  * holds the set the change was computed from.
+ *
+ * The hooks run with preemption disabled, where a PREEMPT_RT kernel allows
+ * neither sleeping locks, nor disabling softirqs, nor the slab allocator.
+ * So the table has a fixed number of buckets, each with a bit spinlock
+ * (hlist_bl), the entry lock is a raw spinlock, and the fork hook takes its
+ * entries from a per-CPU reserve that a work item refills.  A fixed table
+ * never moves entries, so a walk sees every entry that stays in it.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/mempool.h>
+#include <linux/hash.h>
+#include <linux/module.h>
+#include <linux/percpu.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
-#include <linux/rhashtable.h>
+#include <linux/rculist_bl.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/workqueue.h>
 
 #include "compat.h"
 #include "ptags.h"
 
 struct ptags_proc {
-	struct rhash_head node;
+	struct hlist_bl_node node;
 	const struct signal_struct *key;	/* never dereferenced */
 	struct pid *tgid;			/* for listings */
-	spinlock_t lock;
+	raw_spinlock_t lock;
 	struct pt_set __rcu *set;		/* NULL once dead */
 	bool dead;				/* unlinked or being unlinked */
 	struct rcu_head rcu;
 };
 
-static const struct rhashtable_params ptags_params = {
-	.key_len = sizeof(const struct signal_struct *),
-	.key_offset = offsetof(struct ptags_proc, key),
-	.head_offset = offsetof(struct ptags_proc, node),
-	.automatic_shrinking = true,
-};
+static unsigned int ptags_table_bits = 14;
+module_param_named(table_bits, ptags_table_bits, uint, 0444);
+MODULE_PARM_DESC(table_bits, "log2 of the process table's buckets (default 14)");
+
+static struct hlist_bl_head *ptags_table;
+static struct kmem_cache *ptags_proc_cache;
 
 /*
- * Entries are allocated on the fork path with preemption disabled; a small
- * reserve makes the fail-closed kill (SPEC §9) a last resort.
+ * Entries for the fork hook.  A pool is refilled when half empty; with a
+ * tagged fork consuming one entry and the refill running as soon as a
+ * worker gets the CPU, running dry takes dozens of tagged forks on one CPU
+ * before any worker runs (SPEC §9: the child is then killed).
  */
-#define PTAGS_PROC_RESERVE 32
+#define PTAGS_POOL_SIZE	64
 
-static struct rhashtable ptags_table;
-static struct kmem_cache *ptags_proc_cache;
-static mempool_t *ptags_proc_pool;
+struct ptags_pool {
+	raw_spinlock_t lock;
+	unsigned int n;
+	struct ptags_proc *obj[PTAGS_POOL_SIZE];
+};
 
-static struct ptags_proc *ptags_proc_lookup(const struct signal_struct *sig)
+static DEFINE_PER_CPU(struct ptags_pool, ptags_pools);
+static struct work_struct ptags_refill_work;
+
+static void ptags_refill(struct work_struct *work)
 {
-	return rhashtable_lookup(&ptags_table, &sig, ptags_params);
+	struct ptags_proc *obj;
+	struct ptags_pool *pool;
+	unsigned int cpu;
+	bool full;
+
+	for_each_possible_cpu(cpu) {
+		pool = per_cpu_ptr(&ptags_pools, cpu);
+		for (;;) {
+			obj = kmem_cache_alloc(ptags_proc_cache, GFP_KERNEL);
+			if (!obj)
+				return;
+			raw_spin_lock(&pool->lock);
+			full = pool->n == PTAGS_POOL_SIZE;
+			if (!full)
+				pool->obj[pool->n++] = obj;
+			raw_spin_unlock(&pool->lock);
+			if (full) {
+				kmem_cache_free(ptags_proc_cache, obj);
+				break;
+			}
+		}
+	}
 }
 
-static struct ptags_proc *ptags_proc_new(struct task_struct *task,
-					 struct pt_set *set, gfp_t gfp)
+/* An entry from this CPU's pool, with preemption disabled (the hooks). */
+static struct ptags_proc *ptags_proc_take(void)
 {
-	struct ptags_proc *proc = mempool_alloc(ptags_proc_pool, gfp);
+	struct ptags_pool *pool = this_cpu_ptr(&ptags_pools);
+	struct ptags_proc *obj = NULL;
+	bool low;
 
-	if (!proc)
-		return NULL;
+	raw_spin_lock(&pool->lock);
+	if (pool->n)
+		obj = pool->obj[--pool->n];
+	low = pool->n < PTAGS_POOL_SIZE / 2;
+	raw_spin_unlock(&pool->lock);
+	if (low)
+		queue_work(system_unbound_wq, &ptags_refill_work);
+	if (!obj && !IS_ENABLED(CONFIG_PREEMPT_RT))
+		obj = kmem_cache_alloc(ptags_proc_cache,
+				       GFP_ATOMIC | __GFP_NOWARN);
+	return obj;
+}
+
+static struct hlist_bl_head *ptags_bucket(const struct signal_struct *sig)
+{
+	return &ptags_table[hash_ptr(sig, ptags_table_bits)];
+}
+
+/* The live entry of @sig, under rcu_read_lock(). */
+static struct ptags_proc *ptags_proc_lookup(const struct signal_struct *sig)
+{
+	struct hlist_bl_node *pos;
+	struct ptags_proc *proc;
+
+	hlist_bl_for_each_entry_rcu(proc, pos, ptags_bucket(sig), node)
+		if (proc->key == sig && !READ_ONCE(proc->dead))
+			return proc;
+	return NULL;
+}
+
+/* Link @proc unless @sig already has a live entry: 0 or -EEXIST. */
+static int ptags_proc_insert(struct ptags_proc *proc)
+{
+	struct hlist_bl_head *b = ptags_bucket(proc->key);
+	struct hlist_bl_node *pos;
+	struct ptags_proc *other;
+	int err = 0;
+
+	hlist_bl_lock(b);
+	hlist_bl_for_each_entry(other, pos, b, node) {
+		if (other->key == proc->key && !READ_ONCE(other->dead)) {
+			err = -EEXIST;
+			break;
+		}
+	}
+	if (!err)
+		hlist_bl_add_head_rcu(&proc->node, b);
+	hlist_bl_unlock(b);
+	return err;
+}
+
+static void ptags_proc_delete(struct ptags_proc *proc)
+{
+	struct hlist_bl_head *b = ptags_bucket(proc->key);
+
+	hlist_bl_lock(b);
+	hlist_bl_del_rcu(&proc->node);
+	hlist_bl_unlock(b);
+}
+
+/* Fill a new entry for @task's process, holding @set. */
+static struct ptags_proc *ptags_proc_init(struct ptags_proc *proc,
+					  struct task_struct *task,
+					  struct pt_set *set)
+{
 	ptags_count(&ptags_stats.memory, sizeof(*proc));
 	proc->key = task->signal;
 	proc->tgid = get_pid(task_tgid(task));
-	spin_lock_init(&proc->lock);
+	raw_spin_lock_init(&proc->lock);
 	RCU_INIT_POINTER(proc->set, set);
 	proc->dead = false;
 	return proc;
@@ -79,15 +182,13 @@ static struct ptags_proc *ptags_proc_new(struct task_struct *task,
 static void ptags_proc_discard(struct ptags_proc *proc)
 {
 	put_pid(proc->tgid);
-	mempool_free(proc, ptags_proc_pool);
+	kmem_cache_free(ptags_proc_cache, proc);
 	ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
 }
 
 static void ptags_proc_free_rcu(struct rcu_head *head)
 {
-	struct ptags_proc *proc = container_of(head, struct ptags_proc, rcu);
-
-	ptags_proc_discard(proc);
+	ptags_proc_discard(container_of(head, struct ptags_proc, rcu));
 }
 
 /*
@@ -97,8 +198,8 @@ static void ptags_proc_free_rcu(struct rcu_head *head)
 static void ptags_proc_unlink(struct ptags_proc *proc, struct pt_set *set)
 	__releases(&proc->lock)
 {
-	spin_unlock(&proc->lock);
-	rhashtable_remove_fast(&ptags_table, &proc->node, ptags_params);
+	raw_spin_unlock(&proc->lock);
+	ptags_proc_delete(proc);
 	pt_set_put(set);
 	call_rcu(&proc->rcu, ptags_proc_free_rcu);
 	ptags_count(&ptags_stats.tagged_processes, -1);
@@ -113,9 +214,9 @@ static void ptags_proc_remove(const struct signal_struct *sig)
 	rcu_read_lock();
 	proc = ptags_proc_lookup(sig);
 	if (proc) {
-		spin_lock(&proc->lock);
+		raw_spin_lock(&proc->lock);
 		if (proc->dead) {
-			spin_unlock(&proc->lock);
+			raw_spin_unlock(&proc->lock);
 		} else {
 			WRITE_ONCE(proc->dead, true);
 			set = rcu_dereference_protected(proc->set,
@@ -181,18 +282,18 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	rcu_read_lock();
 	proc = ptags_proc_lookup(sig);
 	if (proc) {
-		spin_lock(&proc->lock);
+		raw_spin_lock(&proc->lock);
 		cur = rcu_dereference_protected(proc->set,
 						lockdep_is_held(&proc->lock));
 		if (proc->dead || cur != old) {
-			spin_unlock(&proc->lock);
+			raw_spin_unlock(&proc->lock);
 			rcu_read_unlock();
 			pt_set_put(new);
 			return -EAGAIN;
 		}
 		if (new) {
 			rcu_assign_pointer(proc->set, new);
-			spin_unlock(&proc->lock);
+			raw_spin_unlock(&proc->lock);
 			pt_set_put(cur);
 		} else {
 			WRITE_ONCE(proc->dead, true);
@@ -219,17 +320,16 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 		pt_set_put(new);
 		return -ESRCH;
 	}
-	proc = ptags_proc_new(task, new, GFP_KERNEL);
+	proc = kmem_cache_alloc(ptags_proc_cache, GFP_KERNEL);
 	if (!proc) {
 		pt_set_put(new);
 		return -ENOMEM;
 	}
-	err = rhashtable_lookup_insert_fast(&ptags_table, &proc->node,
-					    ptags_params);
+	err = ptags_proc_insert(ptags_proc_init(proc, task, new));
 	if (err) {
 		ptags_proc_discard(proc);
 		pt_set_put(new);
-		return err == -EEXIST ? -EAGAIN : err;
+		return -EAGAIN;		/* someone else tagged it first */
 	}
 	ptags_count(&ptags_stats.tagged_processes, 1);
 
@@ -251,9 +351,10 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
  * @parent: the creating task (current)
  * @child: the new task, not yet running
  *
- * Runs with preemption disabled.  If the entry cannot be allocated, the
- * child is killed before it reaches user mode: it must never run without
- * the tags it should have inherited.
+ * Runs with preemption disabled.  If no entry can be had, the child is
+ * killed before it reaches user mode: it must never run without the tags
+ * it should have inherited.  (On PREEMPT_RT, where the siglock can sleep,
+ * that last resort is only reached once the per-CPU reserve ran dry.)
  */
 void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 {
@@ -267,9 +368,9 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 	if (!set)
 		return;
 
-	proc = ptags_proc_new(child, set, GFP_ATOMIC | __GFP_NOWARN);
-	err = proc ? rhashtable_lookup_insert_fast(&ptags_table, &proc->node,
-						   ptags_params) : -ENOMEM;
+	proc = ptags_proc_take();
+	err = proc ? ptags_proc_insert(ptags_proc_init(proc, child, set)) :
+		     -ENOMEM;
 	if (err) {
 		if (proc)
 			ptags_proc_discard(proc);
@@ -302,18 +403,18 @@ void ptags_task_exec(struct task_struct *task)
 	proc = ptags_proc_lookup(task->signal);
 	if (!proc)
 		goto out;
-	spin_lock(&proc->lock);
+	raw_spin_lock(&proc->lock);
 	cur = rcu_dereference_protected(proc->set,
 					lockdep_is_held(&proc->lock));
 	next = proc->dead ? cur : pt_set_exec(cur);
 	if (next == cur) {
-		spin_unlock(&proc->lock);
+		raw_spin_unlock(&proc->lock);
 		goto out;
 	}
 	ptags_count(&ptags_stats.pruned, 1);
 	if (next) {
 		rcu_assign_pointer(proc->set, pt_set_get(next));
-		spin_unlock(&proc->lock);
+		raw_spin_unlock(&proc->lock);
 		pt_set_put(cur);
 	} else {
 		WRITE_ONCE(proc->dead, true);
@@ -344,38 +445,39 @@ static int ptags_cmp_u32(const void *a, const void *b)
 
 /*
  * Collect the tgids, as seen in @ns, of tagged processes visible there into
- * @buf; returns how many, or -ENOSPC (the table grew past @cap).
+ * @buf; returns how many, or -ENOSPC (the table grew past @cap).  Entries
+ * never move between buckets, so one that stays in the table is seen once.
  */
 static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
 				unsigned int cap)
 {
-	struct rhashtable_iter iter;
+	unsigned int i, n = 0, nbuckets = 1U << ptags_table_bits;
+	struct hlist_bl_node *pos;
 	struct ptags_proc *proc;
-	unsigned int n = 0;
 	pid_t nr;
 
-	rhashtable_walk_enter(&ptags_table, &iter);
-	rhashtable_walk_start(&iter);
-	while ((proc = rhashtable_walk_next(&iter))) {
-		if (IS_ERR(proc)) {
-			if (PTR_ERR(proc) == -EAGAIN)
-				continue;	/* resized: duplicates are sorted out */
-			break;
+	rcu_read_lock();
+	for (i = 0; i < nbuckets; i++) {
+		hlist_bl_for_each_entry_rcu(proc, pos, &ptags_table[i], node) {
+			if (READ_ONCE(proc->dead))
+				continue;
+			nr = pid_nr_ns(proc->tgid, ns);
+			if (nr <= 0)
+				continue;
+			if (n == cap) {
+				rcu_read_unlock();
+				return -ENOSPC;
+			}
+			buf[n++] = nr;
 		}
-		if (READ_ONCE(proc->dead))
-			continue;
-		nr = pid_nr_ns(proc->tgid, ns);
-		if (nr <= 0)
-			continue;
-		if (n == cap) {
-			n = UINT_MAX;
-			break;
+		if ((i & 1023) == 1023) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
 		}
-		buf[n++] = nr;
 	}
-	rhashtable_walk_stop(&iter);
-	rhashtable_walk_exit(&iter);
-	return n == UINT_MAX ? -ENOSPC : n;
+	rcu_read_unlock();
+	return n;
 }
 
 /**
@@ -413,36 +515,32 @@ int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
 
 int ptags_table_init(void)
 {
-	int err;
+	struct ptags_pool *pool;
+	unsigned int cpu, i;
 
+	if (ptags_table_bits < 4 || ptags_table_bits > 20) {
+		pr_err("table_bits must be 4 to 20\n");
+		return -EINVAL;
+	}
 	ptags_proc_cache = KMEM_CACHE(ptags_proc, 0);
 	if (!ptags_proc_cache)
 		return -ENOMEM;
-	ptags_proc_pool = mempool_create_slab_pool(PTAGS_PROC_RESERVE,
-						   ptags_proc_cache);
-	if (!ptags_proc_pool) {
-		err = -ENOMEM;
-		goto err_cache;
+	ptags_table = kvmalloc_array(1U << ptags_table_bits,
+				     sizeof(*ptags_table), GFP_KERNEL);
+	if (!ptags_table) {
+		kmem_cache_destroy(ptags_proc_cache);
+		return -ENOMEM;
 	}
-	err = rhashtable_init(&ptags_table, &ptags_params);
-	if (err)
-		goto err_pool;
+	for (i = 0; i < 1U << ptags_table_bits; i++)
+		INIT_HLIST_BL_HEAD(&ptags_table[i]);
+	for_each_possible_cpu(cpu) {
+		pool = per_cpu_ptr(&ptags_pools, cpu);
+		raw_spin_lock_init(&pool->lock);
+		pool->n = 0;
+	}
+	INIT_WORK(&ptags_refill_work, ptags_refill);
+	ptags_refill(&ptags_refill_work);
 	return 0;
-
-err_pool:
-	mempool_destroy(ptags_proc_pool);
-err_cache:
-	kmem_cache_destroy(ptags_proc_cache);
-	return err;
-}
-
-static void ptags_proc_free_now(void *ptr, void *arg)
-{
-	struct ptags_proc *proc = ptr;
-
-	pt_set_put(rcu_dereference_protected(proc->set, 1));
-	ptags_count(&ptags_stats.tagged_processes, -1);
-	ptags_proc_discard(proc);
 }
 
 /*
@@ -451,9 +549,27 @@ static void ptags_proc_free_now(void *ptr, void *arg)
  */
 void ptags_table_uninit(void)
 {
-	rhashtable_free_and_destroy(&ptags_table, ptags_proc_free_now, NULL);
+	struct hlist_bl_node *pos, *next;
+	struct ptags_proc *proc;
+	struct ptags_pool *pool;
+	unsigned int cpu, i;
+
+	cancel_work_sync(&ptags_refill_work);
+	for (i = 0; i < 1U << ptags_table_bits; i++) {
+		hlist_bl_for_each_entry_safe(proc, pos, next, &ptags_table[i],
+					     node) {
+			pt_set_put(rcu_dereference_protected(proc->set, 1));
+			ptags_count(&ptags_stats.tagged_processes, -1);
+			ptags_proc_discard(proc);
+		}
+	}
+	for_each_possible_cpu(cpu) {
+		pool = per_cpu_ptr(&ptags_pools, cpu);
+		while (pool->n)
+			kmem_cache_free(ptags_proc_cache, pool->obj[--pool->n]);
+	}
 	/* Entries unlinked earlier are still waiting for their grace period. */
 	rcu_barrier();
-	mempool_destroy(ptags_proc_pool);
+	kvfree(ptags_table);
 	kmem_cache_destroy(ptags_proc_cache);
 }

@@ -509,8 +509,15 @@ static void test_exec(void)
 		execl("/bin/ptags-launch", "ptags-launch", "c10", "/bin/sleep", "100", NULL);
 		_exit(127);
 	}
-	for (i = 0; i < 100 && run("ps", "MGR:CONTAINER_ID=c10") != 0; i++)
+	/*
+	 * ptags exec tags itself before it execs sleep: wait until ps shows
+	 * the command too (up to 10 s; a PREEMPT_RT guest under TCG is slow).
+	 */
+	for (i = 0; i < 500; i++) {
+		if (run("ps", "MGR:CONTAINER_ID=c10") == 0 && strstr(out, "sleep"))
+			break;
 		usleep(20000);
+	}
 	ok(strstr(out, num(pid)) && strstr(out, "sleep"), "ptags ps finds the launched process");
 	stop(pid);
 }
