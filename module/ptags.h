@@ -4,7 +4,7 @@
  *
  *   main.c   load and unload, in order
  *   hooks.c  process life cycle (sched tracepoints): fork, exec, exit
- *   table.c  which process holds which tag set (RCU hashtable)
+ *   table.c  which process holds which tag set (RCU hash table)
  *   fs.c     the "ptags" file system: /proc/ptags/PID, self, listing
  *   sets.c   the engine's shim: memory, deferred freeing
  *   stats.c  module parameters and counters

@@ -34,6 +34,8 @@
 #define _GNU_SOURCE
 #include "guest.h"
 
+#include <sys/sysinfo.h>
+
 #include <sys/mount.h>
 #include <sys/stat.h>
 
@@ -271,17 +273,21 @@ static void fork_storm(void)
 
 /*
  * Every allocation from the module's entry cache fails: the first children
- * of a tagged process take the mempool's reserve, the rest are killed
- * before they run; the survivors have the right tags.
+ * of a tagged process take the per-CPU reserve (which cannot be refilled
+ * now), the rest are killed before they run; the survivors have the right
+ * tags.
  */
-#define POOL_CHILDREN	48
+#define POOL_PER_CPU	64	/* PTAGS_POOL_SIZE in module/table.c */
+#define POOL_CHILDREN	1024
 #define CACHE_FLAG	"/sys/kernel/slab/ptags_proc/failslab"
 
 static void pool_exhaustion(void)
 {
-	pid_t pids[POOL_CHILDREN];
-	int ran[POOL_CHILDREN], go[2];
-	unsigned int i, killed = 0, right = 0, bad = 0;
+	static pid_t pids[POOL_CHILDREN];
+	static int ran[POOL_CHILDREN];
+	unsigned int reserve = POOL_PER_CPU * get_nprocs_conf();
+	unsigned int i, n = reserve + 32, killed = 0, right = 0, bad = 0;
+	int go[2];
 	long k0 = pt_stat("killed");
 	char flag[8] = "";
 
@@ -299,7 +305,9 @@ static void pool_exhaustion(void)
 	    !knob(DBG "/failslab/times", "-1") ||
 	    !knob(DBG "/failslab/probability", "100"))
 		die("failslab setup");
-	for (i = 0; i < POOL_CHILDREN; i++) {
+	if (n > POOL_CHILDREN)
+		n = POOL_CHILDREN;
+	for (i = 0; i < n; i++) {
 		int p[2];
 		char c;
 
@@ -324,7 +332,7 @@ static void pool_exhaustion(void)
 	}
 	knob(DBG "/failslab/probability", "0");
 	close(go[1]);
-	for (i = 0; i < POOL_CHILDREN; i++) {
+	for (i = 0; i < n; i++) {
 		char c;
 		bool r = read(ran[i], &c, 1) == 1;
 		int st = wait_exit(pids[i]);
@@ -343,7 +351,7 @@ static void pool_exhaustion(void)
 	close(go[0]);
 	knob(DBG "/failslab/cache-filter", "N");
 	knob(DBG "/failslab/times", "1");
-	ok(!bad && killed > 0 && right > 0 && right <= 32,
+	ok(!bad && killed > 0 && right > 0 && right <= reserve,
 	   "§9: with the entry cache failing, %u children of a tagged process ran with its tags (the reserve), %u were killed before running",
 	   right, killed);
 	ok(pt_stat("killed") - k0 == killed,
