@@ -340,12 +340,13 @@ static bool ctr_delta(struct ctr b, long live, long tagged, long bytes, long inh
 
 /*
  * Process A: reads commands from fd 'cmd'.  'f': fork G (G waits for EOF on
- * 'gfd'), report G's pid on 'rep'.  'e': exec ourselves in --wait mode
- * (waits for EOF on 'cmd').
+ * 'gfd'), report G's pid on 'rep'.  'e': exec ourselves in --wait mode,
+ * which says "r" on 'rep' once it runs (so after the exec tracepoint) and
+ * waits for EOF on 'cmd'.
  */
 static void a_main(int cmd, int gfd, int rep)
 {
-	char c, fdbuf[16];
+	char c, fdbuf[16], repbuf[16];
 	pid_t g;
 
 	while (read(cmd, &c, 1) == 1) {
@@ -360,13 +361,14 @@ static void a_main(int cmd, int gfd, int rep)
 			if (write(rep, &g, sizeof(g)) != sizeof(g))
 				_exit(3);
 		} else if (c == 'e') {
-			char *argv[] = { "s08_limits", "--wait", fdbuf, NULL };
+			char *argv[] = { "s08_limits", "--wait", fdbuf, repbuf,
+					 NULL };
 
 			snprintf(fdbuf, sizeof(fdbuf), "%d", cmd);
+			snprintf(repbuf, sizeof(repbuf), "%d", rep);
 			close(gfd);
 			if (write(rep, "e", 1) != 1)
 				_exit(3);
-			close(rep);
 			execv("/proc/self/exe", argv);
 			_exit(127);
 		}
@@ -440,21 +442,12 @@ static void test_counters(void)
 
 	if (write(cmd[1], "e", 1) != 1 || read(rep[0], &c, 1) != 1)
 		die("exec in A");
-	/* wait until A's exec completed: its /proc/PID/cmdline says --wait */
-	for (int i = 0; i < 500; i++) {
-		char path[64], cl[256];
-		int fd;
-		ssize_t n;
-
-		snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)a);
-		fd = open(path, O_RDONLY);
-		n = fd >= 0 ? read(fd, cl, sizeof(cl)) : -1;
-		if (fd >= 0)
-			close(fd);
-		if (n > 12 && !strcmp(cl + strlen(cl) + 1, "--wait"))
-			break;
-		usleep(10000);
-	}
+	/*
+	 * Wait until the new program runs: /proc/PID/cmdline would show it
+	 * before the exec tracepoint has pruned the tags.
+	 */
+	if (read(rep[0], &c, 1) != 1 || c != 'r')
+		die("A's exec did not run");
 	ok(pt_is(a, "") && ctr_delta(b, 0, 0, 0, 1, 1, 0),
 	   "SPEC §8: exec removing every tag: pruned +1, tagged_processes/live_sets/bytes back");
 
@@ -657,10 +650,13 @@ int main(int argc, char **argv)
 {
 	int kfd, newlines;
 
-	if (argc == 3 && !strcmp(argv[1], "--wait")) {
+	if (argc == 4 && !strcmp(argv[1], "--wait")) {
 		char c;
-		int fd = atoi(argv[2]);
+		int fd = atoi(argv[2]), rep = atoi(argv[3]);
 
+		if (write(rep, "r", 1) != 1)
+			return 3;
+		close(rep);
 		while (read(fd, &c, 1) > 0)
 			;
 		return 0;
