@@ -214,7 +214,7 @@ static ssize_t ptags_file_write(struct file *file, const char __user *ubuf,
 	}
 	if (!count)
 		return 0;
-	buf = kvmalloc(count, GFP_KERNEL_ACCOUNT);
+	buf = kvmalloc(count, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
 	if (!buf) {
 		err = -ENOMEM;
 		goto out;

@@ -497,7 +497,7 @@ int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
 
 	for (;;) {
 		cap = atomic64_read(&ptags_stats.tagged_processes) + 64;
-		buf = kvmalloc_array(cap, sizeof(*buf), GFP_KERNEL);
+		buf = kvmalloc_array(cap, sizeof(*buf), GFP_KERNEL | __GFP_NOWARN);
 		if (!buf)
 			return -ENOMEM;
 		got = ptags_table_collect(ns, buf, cap);
