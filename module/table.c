@@ -193,15 +193,25 @@ static void ptags_proc_free_rcu(struct rcu_head *head)
 }
 
 /*
- * Unlink @proc, whose lock the caller holds and has just marked dead after
- * taking its set out; drops the lock.  Frees the entry after a grace period.
+ * Replace the set @cur of @proc, whose lock the caller holds, by @next,
+ * which comes with its own reference; drops the lock.  With @next NULL the
+ * process is untagged: the entry is unlinked and freed after a grace period.
  */
-static void ptags_proc_unlink(struct ptags_proc *proc, struct pt_set *set)
+static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
+			       struct pt_set *next)
 	__releases(&proc->lock)
 {
+	if (next) {
+		rcu_assign_pointer(proc->set, next);
+		raw_spin_unlock(&proc->lock);
+		pt_set_put(cur);
+		return;
+	}
+	WRITE_ONCE(proc->dead, true);
+	RCU_INIT_POINTER(proc->set, NULL);
 	raw_spin_unlock(&proc->lock);
 	ptags_proc_delete(proc);
-	pt_set_put(set);
+	pt_set_put(cur);
 	call_rcu(&proc->rcu, ptags_proc_free_rcu);
 	ptags_count(&ptags_stats.tagged_processes, -1);
 }
@@ -210,21 +220,18 @@ static void ptags_proc_unlink(struct ptags_proc *proc, struct pt_set *set)
 static void ptags_proc_remove(const struct signal_struct *sig)
 {
 	struct ptags_proc *proc;
-	struct pt_set *set;
+	struct pt_set *cur;
 
 	rcu_read_lock();
 	proc = ptags_proc_lookup(sig);
 	if (proc) {
 		raw_spin_lock(&proc->lock);
-		if (proc->dead) {
+		cur = rcu_dereference_protected(proc->set,
+						lockdep_is_held(&proc->lock));
+		if (proc->dead)
 			raw_spin_unlock(&proc->lock);
-		} else {
-			WRITE_ONCE(proc->dead, true);
-			set = rcu_dereference_protected(proc->set,
-							lockdep_is_held(&proc->lock));
-			RCU_INIT_POINTER(proc->set, NULL);
-			ptags_proc_unlink(proc, set);
-		}
+		else
+			ptags_proc_publish(proc, cur, NULL);
 	}
 	rcu_read_unlock();
 }
@@ -292,15 +299,7 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 			pt_set_put(new);
 			return -EAGAIN;
 		}
-		if (new) {
-			rcu_assign_pointer(proc->set, new);
-			raw_spin_unlock(&proc->lock);
-			pt_set_put(cur);
-		} else {
-			WRITE_ONCE(proc->dead, true);
-			RCU_INIT_POINTER(proc->set, NULL);
-			ptags_proc_unlink(proc, cur);
-		}
+		ptags_proc_publish(proc, cur, new);
 		rcu_read_unlock();
 		return 0;
 	}
@@ -413,15 +412,7 @@ void ptags_task_exec(struct task_struct *task)
 		goto out;
 	}
 	ptags_count(&ptags_stats.pruned, 1);
-	if (next) {
-		rcu_assign_pointer(proc->set, pt_set_get(next));
-		raw_spin_unlock(&proc->lock);
-		pt_set_put(cur);
-	} else {
-		WRITE_ONCE(proc->dead, true);
-		RCU_INIT_POINTER(proc->set, NULL);
-		ptags_proc_unlink(proc, cur);
-	}
+	ptags_proc_publish(proc, cur, pt_set_get(next));
 out:
 	rcu_read_unlock();
 }
