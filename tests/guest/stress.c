@@ -486,6 +486,28 @@ struct linux_dirent64_ {
 	char d_name[];
 };
 
+/* How often a second, one-buffer listing shows @pid (-1: error). */
+static int relist_count(pid_t pid)
+{
+	static char buf[1 << 16];
+	char name[16];
+	int fd = open(PT_ROOT, O_RDONLY | O_DIRECTORY), c = 0;
+	long n;
+
+	if (fd < 0)
+		return -1;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			struct linux_dirent64_ *d = (void *)(buf + off);
+
+			off += d->d_reclen;
+			c += !strcmp(d->d_name, name);
+		}
+	close(fd);
+	return n < 0 ? -1 : c;
+}
+
 static void lister(void)
 {
 	static pid_t seen[8192];
@@ -551,9 +573,20 @@ static void lister(void)
 				for (int i = 0; i < nseen; i++)
 					c += seen[i] == sh->storm[s];
 				if (c != 1) {
+					char tags[256];
+					ssize_t len;
+					int again;
+
+					/*
+					 * Diagnose at once: does the worker still
+					 * read as tagged, and does a listing right
+					 * now show it?
+					 */
+					again = relist_count(sh->storm[s]);
+					len = pt_read(sh->storm[s], tags, sizeof(tags));
 					bad = true;
-					problem(P_LIST, "always-tagged storm worker %d listed %d times (buffer %zu)",
-						(int)sh->storm[s], c, bufsz);
+					problem(P_LIST, "always-tagged storm worker %d listed %d times (buffer %zu, %d entries); at once after: read %zd bytes, listed %d times",
+						(int)sh->storm[s], c, bufsz, nseen, len, again);
 				}
 			}
 		add(&sh->listings, 1);
