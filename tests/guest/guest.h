@@ -480,4 +480,38 @@ static inline int idler_reap(struct idler *s)
 	return wait_exit(s->pid);
 }
 
+/*
+ * A running, untagged child named @comm (NULL: unchanged) that waits for
+ * SIGKILL: a target for writes and listings.  Stop it with pt_stop().
+ */
+static inline pid_t pt_sleeper(const char *comm)
+{
+	int p[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	pid = tap_fork();
+	if (!pid) {
+		if (comm)
+			prctl(PR_SET_NAME, comm);
+		if (pt_write(0, "-\n") || write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &c, 1) != 1)
+		die("sleeper %d did not start", (int)pid);
+	close(p[0]);
+	return pid;
+}
+
+static inline void pt_stop(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
 #endif /* PTAGS_GUEST_H */

@@ -248,39 +248,6 @@ static int pt_write_file(const char *path, const char *s)
 	return r;
 }
 
-/* A child that clears its tags, says so, and sleeps until killed. */
-static pid_t sleeper(void)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		prctl(PR_SET_NAME, "sleeper");
-		if (pt_write(0, "-\n") || write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
-		die("sleeper");
-	close(p[0]);
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 static char *num(pid_t pid)
 {
 	static char bufs[4][16];
@@ -293,7 +260,7 @@ static char *num(pid_t pid)
 
 static void test_show(void)
 {
-	pid_t a = sleeper(), b = sleeper();
+	pid_t a = pt_sleeper("sleeper"), b = pt_sleeper("sleeper");
 	char expect[256];
 	int r;
 
@@ -330,13 +297,13 @@ static void test_show(void)
 	ok(r == 4 && strstr(err, "cannot read the tags of 999999: no such process"),
 	   "missing process: exit 4, message");
 	ok(run("12ab") == 2, "not a pid: exit 2");
-	stop(a);
-	stop(b);
+	pt_stop(a);
+	pt_stop(b);
 }
 
 static void test_change(void)
 {
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper("sleeper");
 	char *big, expect[512];
 	int r;
 
@@ -398,12 +365,12 @@ static void test_change(void)
 	unpriv = false;
 	ok(r == 3 && strstr(err, "ptags:A:sub and ptags:A:others") && pt_is(a, "A\nB\n"),
 	   "unprivileged rm: exit 3, sub right named");
-	stop(a);
+	pt_stop(a);
 }
 
 static void test_has_apply(void)
 {
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper("sleeper");
 	long max = pt_param("max_write");
 	char *big;
 	int r;
@@ -449,12 +416,12 @@ static void test_has_apply(void)
 	if (!pt_write_file("/tmp/s11.txn", "-S:x\n"))
 		ok(run("apply", num(a), "/tmp/s11.txn") == 0 && pt_is(a, "MGR:ID=abc\n"),
 		   "apply FILE");
-	stop(a);
+	pt_stop(a);
 }
 
 static void test_ps(void)
 {
-	pid_t a = sleeper(), b = sleeper();
+	pid_t a = pt_sleeper("sleeper"), b = pt_sleeper("sleeper");
 	char expect[256];
 	int r;
 
@@ -475,8 +442,8 @@ static void test_ps(void)
 	r = run("--json", "ps", "nobody:*");
 	ok(r == 1 && json_valid(out) && !strcmp(out, "[]\n"), "ps --json without a match: []");
 	ok(run("ps", "a*") == 5, "ps with an invalid query: 5");
-	stop(a);
-	stop(b);
+	pt_stop(a);
+	pt_stop(b);
 }
 
 static void test_exec(void)
@@ -519,7 +486,7 @@ static void test_exec(void)
 		usleep(20000);
 	}
 	ok(strstr(out, num(pid)) && strstr(out, "sleep"), "ptags ps finds the launched process");
-	stop(pid);
+	pt_stop(pid);
 }
 
 static void test_daemon(void)

@@ -15,38 +15,6 @@
 #include "guest.h"
 #include "ptags.h"
 
-/* A child that clears its tags, says so, and sleeps until killed. */
-static pid_t sleeper(void)
-{
-	int p[2];
-	pid_t pid;
-	char c;
-
-	if (pipe(p))
-		die("pipe");
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0)
-		die("fork");
-	if (!pid) {
-		if (pt_write(0, "-\n") || write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &c, 1) != 1)
-		die("sleeper");
-	close(p[0]);
-	return pid;
-}
-
-static void stop(pid_t pid)
-{
-	kill(pid, SIGKILL);
-	waitpid(pid, NULL, 0);
-}
-
 /* Commit a fresh transaction built by @build to @pid; returns the error. */
 static int commit(pid_t pid, int (*build)(struct ptags_txn *))
 {
@@ -132,7 +100,7 @@ static void test_read_and_txn(void)
 {
 	const struct ptags_tag *tag;
 	struct ptags_set *set;
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper(NULL);
 	int r;
 
 	r = ptags_read(a, &set);
@@ -179,13 +147,13 @@ static void test_read_and_txn(void)
 	ok(commit(a, b_rm_all) == 0 && commit(a, b_add_b) == 0 &&
 	   commit(a, b_guard_anykept_fail) == -ENOENT && pt_is(a, "B\n"),
 	   "txn: require_kept(any) without kept tags is -ENOENT");
-	stop(a);
+	pt_stop(a);
 }
 
 static void test_raw_and_limits(void)
 {
 	long max = pt_param("max_write"), max_tags = pt_param("max_tags");
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper(NULL);
 	char *big, *huge;
 	size_t n;
 	int r;
@@ -217,7 +185,7 @@ static void test_raw_and_limits(void)
 		ok(r == -ECANCELED && pt_is(a, "A\nB\n"), "a third tag with max_tags=2: -ECANCELED");
 		pt_set_param("max_tags", max_tags);
 	}
-	stop(a);
+	pt_stop(a);
 	r = ptags_write_text(a, "+A\n", 3);
 	ok(r == -ESRCH, "write to a reaped process: -ESRCH (%d)", r);
 	{
@@ -272,7 +240,7 @@ static int child_rights_others(void *arg)
 
 static void test_perms(void)
 {
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper(NULL);
 	int r;
 
 	r = run_child(child_unpriv, &a);
@@ -281,12 +249,12 @@ static void test_perms(void)
 	ok(r == 0 && pt_is(a, ""), "SPEC §5.2: ptags:S:add lets a process add S:y to itself only (%d)", r);
 	r = run_child(child_rights_others, &a);
 	ok(r == 0 && pt_is(a, "S:y\n"), "SPEC §5.3: with ptags:S:others also to another (%d)", r);
-	stop(a);
+	pt_stop(a);
 }
 
 static void test_list(void)
 {
-	pid_t a = sleeper(), b = sleeper();
+	pid_t a = pt_sleeper(NULL), b = pt_sleeper(NULL);
 	struct ptags_proc *procs;
 	size_t n, i;
 	int r, seen = 0;
@@ -310,17 +278,17 @@ static void test_list(void)
 	ok(r == 0 && n == 1 && procs[0].pid == b, "list name: only b");
 	ptags_list_free(procs, n);
 	ok(ptags_list("bad*", &procs, &n) == -EINVAL, "list: invalid filter -EINVAL");
-	stop(a);
+	pt_stop(a);
 	r = ptags_list("MGR:*", &procs, &n);
 	ok(r == 0 && n == 1 && procs[0].pid == b, "list: an exited process is gone");
 	ptags_list_free(procs, n);
-	stop(b);
+	pt_stop(b);
 }
 
 static void test_root(void)
 {
 	struct ptags_set *set;
-	pid_t a = sleeper();
+	pid_t a = pt_sleeper(NULL);
 	int r;
 
 	pt_write(a, "+R\n");
@@ -328,7 +296,7 @@ static void test_root(void)
 	mkdir("/tmp/pt2", 0755);
 	if (mount("ptags", "/tmp/pt2", "ptags", 0, NULL)) {
 		ok(false, "mount a second ptags instance: %s", strerror(errno));
-		stop(a);
+		pt_stop(a);
 		return;
 	}
 	ptags_set_root("/tmp/pt2");
@@ -343,7 +311,7 @@ static void test_root(void)
 	ok(!strcmp(ptags_root(), "/tmp/pt2") && ptags_has(a, "R") == 1, "PTAGS_ROOT");
 	unsetenv("PTAGS_ROOT");
 	umount("/tmp/pt2");
-	stop(a);
+	pt_stop(a);
 }
 
 /* ---- peer checks ---- */
@@ -455,13 +423,13 @@ static void test_peer(void)
 		fprintf(f, "%d", (int)pid - 1);
 		fclose(f);
 	}
-	again = sleeper();
+	again = pt_sleeper(NULL);
 	pt_write(again, "+S:camera\n");
 	ok(again == pid && ptags_has(again, "S:camera") == 1,
 	   "pid reuse set up: pid %d now belongs to a tagged process (%d)", (int)pid, (int)again);
 	r = ptags_peer_has(c, "S:camera", 0);
 	ok(r != 1 && r == -ESRCH, "peer_has after pid reuse: -ESRCH, not yes (%d)", r);
-	stop(again);
+	pt_stop(again);
 	close(c);
 
 	/* The connection handed to a child, the connecting process gone. */
@@ -473,7 +441,7 @@ static void test_peer(void)
 		fprintf(f, "%d", (int)pid - 1);
 		fclose(f);
 	}
-	again = sleeper();
+	again = pt_sleeper(NULL);
 	pt_write(again, "+S:camera\n");
 	r = ptags_peer_has(c, "S:camera", 0);
 	if (method == PTAGS_PEER_SO_PEERPIDFD)
@@ -481,7 +449,7 @@ static void test_peer(void)
 	else
 		diag("handed-over connection, pid %s: peer_has %d (the documented limit of the fallback)",
 		     again == pid ? "reused" : "not reused", r);
-	stop(again);
+	pt_stop(again);
 	close(go);
 	close(c);
 	close(srv);
