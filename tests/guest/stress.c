@@ -565,8 +565,12 @@ static void lister(void)
 			bad = true;
 			problem(P_LIST, "listing has %d dot entries and %d self", dots, self);
 		}
-		/* the storm workers stay tagged the whole time: exactly once */
-		if (all_ready)
+		/*
+		 * The storm workers stay tagged from "ready" until "stop", when
+		 * they exit: a listing that ended before stop must show each
+		 * exactly once.  (One overlapping stop may rightly miss them.)
+		 */
+		if (all_ready && !__atomic_load_n(&sh->stop, __ATOMIC_SEQ_CST))
 			for (int s = 0; s < NSTORM; s++) {
 				int c = 0;
 
@@ -695,7 +699,7 @@ int main(int argc, char **argv)
 		workers[nw++] = p;
 	}
 	sleep(seconds);
-	sh->stop = 1;
+	__atomic_store_n(&sh->stop, 1, __ATOMIC_SEQ_CST);
 	for (int i = 0; i < nw; i++) {
 		int st;
 
