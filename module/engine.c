@@ -421,6 +421,7 @@ static struct pt_set *pt_set_build(const struct pt_tag *t, size_t n,
 			blob += t[i].value_len;
 		}
 		d->keep = t[i].keep;
+		d->memo = 0;
 		d++;
 	}
 	pt_ref_init(&s->head);
@@ -450,6 +451,38 @@ static struct pt_set *pt_set_publish(const struct pt_tag *t, size_t n)
 	}
 	pt_shim_set_born(s);
 	return s;
+}
+
+/**
+ * pt_set_rights() - a private copy of the permission tags of a set
+ * @s: a tag set (NULL: empty)
+ * @out: receives the copy (one reference), or NULL when @s holds no
+ *	 permission tag
+ *
+ * SPEC §5.5 and §8: what an open file remembers of its opener's rights,
+ * allocated for (and charged to) the caller instead of pinning @s.
+ *
+ * Return: 0 or -ENOMEM.
+ */
+int pt_set_rights(const struct pt_set *s, struct pt_set **out)
+{
+	size_t lo, hi;
+
+	*out = NULL;
+	if (!s)
+		return 0;
+	lo = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
+	for (hi = lo; hi < s->count; hi++)
+		if (!pt_starts_with(s->tags[hi].name, s->tags[hi].name_len,
+				    PT_PREFIX, PT_PREFIX_LEN))
+			break;
+	if (lo == hi)
+		return 0;
+	*out = pt_set_build(s->tags + lo, hi - lo, false);
+	if (!*out)
+		return -ENOMEM;
+	pt_shim_set_born(*out);
+	return 0;
 }
 
 /* ------------------------------------------------------------------ */
@@ -587,6 +620,57 @@ static bool pt_allowed(const struct pt_writer *w, enum pt_action a,
 	return w->self || pt_right(w, "others", 6, n, nlen);
 }
 
+/*
+ * Does @s hold any permission tag for right @r ("ptags:R" or "ptags:P:R")?
+ * Without one, pt_has(@s, @r, ...) is false for every name.
+ */
+static bool pt_set_has_any(const struct pt_set *s, const char *r, size_t rlen)
+{
+	size_t i;
+
+	if (!s)
+		return false;
+	i = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
+	for (; i < s->count; i++) {
+		const struct pt_tag *t = &s->tags[i];
+
+		if (!pt_starts_with(t->name, t->name_len, PT_PREFIX,
+				    PT_PREFIX_LEN))
+			break;
+		if (t->name_len > rlen && t->name[t->name_len - rlen - 1] == ':' &&
+		    pt_ends_with(t->name, t->name_len, r, rlen))
+			return true;
+	}
+	return false;
+}
+
+/* Could pt_right(@w, @r, ...) be true for some name? */
+static bool pt_right_any(const struct pt_writer *w, const char *r, size_t rlen)
+{
+	return pt_set_has_any(w->rights, r, rlen) &&
+	       (w->same_opener || pt_set_has_any(w->opener, r, rlen));
+}
+
+/*
+ * The actions @w may do on some tag (bit 1 << PT_ADD...): an action outside
+ * it is refused for every tag, so a line over many tags need not look at
+ * them.  A necessary condition of pt_allowed(), computed once per write.
+ */
+static unsigned int pt_writer_can(const struct pt_writer *w)
+{
+	unsigned int a, can = 0;
+
+	if (w->privileged)
+		return (1U << PT_ADD) | (1U << PT_SUB) | (1U << PT_SET);
+	if (!w->self && !pt_right_any(w, "others", 6))
+		return 0;
+	for (a = PT_ADD; a <= PT_SET; a++)
+		if (pt_right_any(w, pt_action_names[a].p,
+				 pt_action_names[a].len))
+			can |= 1U << a;
+	return can;
+}
+
 /* ------------------------------------------------------------------ */
 /* SPEC §3.4, §6: the write protocol                                  */
 /* ------------------------------------------------------------------ */
@@ -594,15 +678,70 @@ static bool pt_allowed(const struct pt_writer *w, enum pt_action a,
 /*
  * A transaction: the evolving tag array @t[0..@n), sorted by name, holding
  * @bytes bytes of names and values.  @dirty once any line changed it.
+ * @can: pt_writer_can(@w).  @work: units done since the last yield;
+ * @stopped once pt_shim_yield() asked to stop.
  */
 struct pt_tx {
 	struct pt_tag *t;
 	size_t n;
 	uint64_t bytes;
 	bool dirty;
+	bool stopped;
+	unsigned int can;
+	size_t work;
 	const struct pt_writer *w;
 	const struct pt_limits *lim;
 };
+
+/*
+ * SPEC §3.4: account @units of work (lines, tags looked at or moved) and
+ * give the host a chance to reschedule or to stop us every PT_YIELD_WORK.
+ */
+static void pt_tx_work(struct pt_tx *tx, size_t units)
+{
+	tx->work += units;
+	while (tx->work >= PT_YIELD_WORK) {
+		tx->work -= PT_YIELD_WORK;
+		if (!tx->stopped && pt_shim_yield())
+			tx->stopped = true;
+	}
+}
+
+/* Memo bits of one action: the rights are known / granted. */
+#define PT_MEMO_KNOWN(a)	(1U << (2 * (a)))
+#define PT_MEMO_ALLOWED(a)	(2U << (2 * (a)))
+
+/* pt_allowed() for a name, counting its cost (one search per field). */
+static bool pt_tx_allowed(struct pt_tx *tx, enum pt_action a, const char *n,
+			  size_t nlen)
+{
+	size_t i, fields = 1;
+
+	if (!(tx->can & (1U << a)))
+		return false;
+	if (tx->w->privileged)
+		return true;
+	for (i = 0; i < nlen; i++)
+		fields += n[i] == ':';
+	pt_tx_work(tx, fields);
+	return pt_allowed(tx->w, a, n, nlen);
+}
+
+/*
+ * pt_allowed() for a tag of the transaction: computed once per write and
+ * remembered in the tag, so a line that looks at many tags costs one test
+ * per tag however many colons their names hold (SPEC §3.4 cost bound).
+ */
+static bool pt_tx_allowed_tag(struct pt_tx *tx, enum pt_action a,
+			      struct pt_tag *t)
+{
+	if (!(t->memo & PT_MEMO_KNOWN(a))) {
+		t->memo |= PT_MEMO_KNOWN(a);
+		if (pt_tx_allowed(tx, a, t->name, t->name_len))
+			t->memo |= PT_MEMO_ALLOWED(a);
+	}
+	return t->memo & PT_MEMO_ALLOWED(a);
+}
 
 static uint64_t pt_tag_bytes(const struct pt_tag *t)
 {
@@ -612,6 +751,7 @@ static uint64_t pt_tag_bytes(const struct pt_tag *t)
 /* Remove @tx->t[@i]. */
 static void pt_tx_remove(struct pt_tx *tx, size_t i)
 {
+	pt_tx_work(tx, tx->n - i);
 	tx->bytes -= pt_tag_bytes(&tx->t[i]);
 	memmove(&tx->t[i], &tx->t[i + 1], (tx->n - i - 1) * sizeof(*tx->t));
 	tx->n--;
@@ -628,17 +768,18 @@ static int pt_op_add(struct pt_tx *tx, const char *name, size_t len, bool keep)
 		t = &tx->t[i];
 		if (!keep || t->keep)
 			return 0;	/* nothing to change */
-		if (!pt_allowed(tx->w, PT_ADD, name, len))
+		if (!pt_tx_allowed_tag(tx, PT_ADD, t))
 			return -EPERM;
 		t->keep = true;
 		tx->dirty = true;
 		return 0;
 	}
-	if (!pt_allowed(tx->w, PT_ADD, name, len))
+	if (!pt_tx_allowed(tx, PT_ADD, name, len))
 		return -EPERM;
 	if (tx->n >= tx->lim->max_tags ||
 	    tx->bytes + len > tx->lim->max_bytes)
 		return -ECANCELED;
+	pt_tx_work(tx, tx->n - i);
 	memmove(&tx->t[i + 1], &tx->t[i], (tx->n - i) * sizeof(*tx->t));
 	t = &tx->t[i];
 	t->name = name;
@@ -646,6 +787,7 @@ static int pt_op_add(struct pt_tx *tx, const char *name, size_t len, bool keep)
 	t->value = NULL;
 	t->value_len = 0;
 	t->keep = keep;
+	t->memo = 0;
 	tx->n++;
 	tx->bytes += len;
 	tx->dirty = true;
@@ -662,7 +804,7 @@ static int pt_op_sub(struct pt_tx *tx, const char *name, size_t len,
 		return 0;	/* absent: nothing to change */
 	if (keep_only && !tx->t[i].keep)
 		return 0;
-	if (!pt_allowed(tx->w, PT_SUB, name, len))
+	if (!pt_tx_allowed_tag(tx, PT_SUB, &tx->t[i]))
 		return -EPERM;
 	if (keep_only)
 		tx->t[i].keep = false;
@@ -677,40 +819,42 @@ enum pt_global_op { PT_G_KEEP, PT_G_UNKEEP, PT_G_REMOVE };
 /*
  * "+@PREFIX:*", "+@", "-@PREFIX:*", "-@", "-PREFIX:*", "-": apply @op to
  * every tag whose name begins with @prefix (@plen 0: every tag) where it is
- * allowed; silently skip the others (SPEC §4.3).
+ * allowed; silently skip the others (SPEC §4.3).  Stops early, leaving the
+ * transaction to be discarded, when the host asks to stop.
  */
 static void pt_op_global(struct pt_tx *tx, enum pt_global_op op,
 			 const char *prefix, size_t plen)
 {
-	size_t lo = pt_lower_bound(tx->t, tx->n, prefix, plen);
-	size_t hi, i, j;
+	enum pt_action a = op == PT_G_KEEP ? PT_ADD : PT_SUB;
+	size_t lo, hi, i, j;
 
+	if (!(tx->can & (1U << a)))
+		return;		/* allowed nowhere: nothing can change */
+	lo = pt_lower_bound(tx->t, tx->n, prefix, plen);
 	for (hi = lo; hi < tx->n; hi++)
 		if (!pt_starts_with(tx->t[hi].name, tx->t[hi].name_len,
 				    prefix, plen))
 			break;
-	for (i = j = lo; i < hi; i++) {
+	for (i = j = lo; i < hi && !tx->stopped; i++) {
 		struct pt_tag *t = &tx->t[i];
 		bool drop = false;
 
+		pt_tx_work(tx, 1);
 		switch (op) {
 		case PT_G_KEEP:
-			if (!t->keep &&
-			    pt_allowed(tx->w, PT_ADD, t->name, t->name_len)) {
+			if (!t->keep && pt_tx_allowed_tag(tx, a, t)) {
 				t->keep = true;
 				tx->dirty = true;
 			}
 			break;
 		case PT_G_UNKEEP:
-			if (t->keep &&
-			    pt_allowed(tx->w, PT_SUB, t->name, t->name_len)) {
+			if (t->keep && pt_tx_allowed_tag(tx, a, t)) {
 				t->keep = false;
 				tx->dirty = true;
 			}
 			break;
 		case PT_G_REMOVE:
-			drop = pt_allowed(tx->w, PT_SUB, t->name,
-					  t->name_len);
+			drop = pt_tx_allowed_tag(tx, a, t);
 			break;
 		}
 		if (drop) {
@@ -720,8 +864,9 @@ static void pt_op_global(struct pt_tx *tx, enum pt_global_op op,
 			tx->t[j++] = *t;
 		}
 	}
-	if (j == hi)
+	if (tx->stopped || j == hi)
 		return;
+	pt_tx_work(tx, tx->n - hi);
 	memmove(&tx->t[j], &tx->t[hi], (tx->n - hi) * sizeof(*tx->t));
 	tx->n -= hi - j;
 }
@@ -732,9 +877,10 @@ static int pt_op_query(struct pt_tx *tx, const char *p, size_t plen,
 {
 	size_t i = pt_lower_bound(tx->t, tx->n, p, plen);
 
-	for (; i < tx->n; i++) {
+	for (; i < tx->n && !tx->stopped; i++) {
 		const struct pt_tag *t = &tx->t[i];
 
+		pt_tx_work(tx, 1);
 		if (global ? !pt_starts_with(t->name, t->name_len, p, plen) :
 			     !pt_tag_is(t, p, plen))
 			break;
@@ -752,7 +898,7 @@ static int pt_op_set(struct pt_tx *tx, const char *name, size_t len,
 	size_t i;
 	uint64_t bytes;
 
-	if (!pt_allowed(tx->w, PT_SET, name, len))
+	if (!pt_tx_allowed(tx, PT_SET, name, len))
 		return -EPERM;
 	i = pt_lower_bound(tx->t, tx->n, name, len);
 	if (i >= tx->n || !pt_tag_is(&tx->t[i], name, len))
@@ -889,7 +1035,7 @@ int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	     const struct pt_writer *w, const struct pt_limits *lim,
 	     struct pt_result *res)
 {
-	struct pt_tx tx = { .w = w, .lim = lim };
+	struct pt_tx tx = { .w = w, .lim = lim, .can = pt_writer_can(w) };
 	size_t nadd = 0, count = old ? old->count : 0, cap, i, start, line;
 	int err = 0;
 
@@ -928,7 +1074,10 @@ int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	for (start = 0, line = 1; start < len; line++) {
 		for (i = start; buf[i] != '\n'; i++)
 			;
+		pt_tx_work(&tx, 1);
 		err = pt_line(&tx, buf + start, i - start);
+		if (tx.stopped)
+			err = -EINTR;
 		if (err) {
 			res->line = line;
 			goto out;

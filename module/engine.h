@@ -13,6 +13,8 @@
 /*
  * One tag.  @name and @value point into the blob of the set that holds the
  * tag; they are not NUL-terminated.  @value is NULL when the tag has no value.
+ * @memo is scratch space of pt_apply() (the writer's rights over this tag,
+ * computed once per write); it is 0 in a set.
  */
 struct pt_tag {
 	const char *name;
@@ -20,6 +22,7 @@ struct pt_tag {
 	uint32_t name_len;
 	uint32_t value_len;
 	bool keep;
+	uint8_t memo;
 };
 
 /*
@@ -39,6 +42,12 @@ struct pt_set {
 	struct pt_set *exec;		/* only when 0 < nkept < count */
 	struct pt_tag tags[];		/* sorted by name, memcmp order */
 };
+
+/*
+ * SPEC §3.4: pt_apply() calls pt_shim_yield() at least once per this many
+ * units of work, a unit being a line or a tag that a line looks at.
+ */
+#define PT_YIELD_WORK	256
 
 /* Run-time limits (module parameters max_tags and max_bytes). */
 struct pt_limits {
@@ -110,6 +119,12 @@ const struct pt_tag *pt_set_find(const struct pt_set *s, const char *name,
 				 size_t len);
 
 /*
+ * A new set holding the permission tags ("ptags:...") of @s, or NULL in
+ * *@out when there are none.  Returns 0 or -ENOMEM.
+ */
+int pt_set_rights(const struct pt_set *s, struct pt_set **out);
+
+/*
  * SPEC §3.3: the text of @s.  pt_set_text_size() is the total length;
  * pt_set_render() copies up to @len bytes starting at offset @off into @buf
  * and returns the number copied (0 at or past the end).
@@ -121,8 +136,9 @@ size_t pt_set_render(const struct pt_set *s, uint64_t off, char *buf,
 /*
  * SPEC §3.4, §5, §6: apply one write(2) buffer to @old (NULL: empty set) as
  * one transaction.  Returns 0 and fills @res, or a negative errno:
- * -EINVAL, -EPERM, -ENOENT, -ECANCELED, -ENOMEM.  On failure nothing is
- * allocated and @res->line names the failing line.  The max_write check
+ * -EINVAL, -EPERM, -ENOENT, -ECANCELED, -ENOMEM, or -EINTR when
+ * pt_shim_yield() asked to stop.  On failure nothing is allocated and
+ * @res->line names the failing line (the one being applied for -EINTR).  The max_write check
  * (E2BIG) belongs to the caller, before the buffer is copied in.
  */
 int pt_apply(const struct pt_set *old, const char *buf, size_t len,

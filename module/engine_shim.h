@@ -58,6 +58,13 @@ void pt_shim_set_born(const struct pt_set *s);
 void pt_shim_set_gone(const struct pt_set *s);
 
 /*
+ * SPEC §3.4: a long transaction calls this after every PT_YIELD_WORK units
+ * of work (engine.h).  The host may reschedule; true means stop now (in the
+ * kernel: a fatal signal is pending) and the write fails with -EINTR.
+ */
+bool pt_shim_yield(void);
+
+/*
  * The last reference to @s was dropped.  The shim calls pt_set_destroy(@s),
  * in the kernel after an RCU grace period.
  */

@@ -8,6 +8,8 @@
 
 #include <linux/mm.h>
 #include <linux/rcupdate.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
 #include <linux/slab.h>
 
 #include "ptags.h"
@@ -20,6 +22,13 @@ void *pt_alloc(size_t size)
 void pt_free(void *p)
 {
 	kvfree(p);
+}
+
+/* SPEC §3.4: pt_apply() runs in write(2): yield, and stop on SIGKILL. */
+bool pt_shim_yield(void)
+{
+	cond_resched();
+	return fatal_signal_pending(current);
 }
 
 void pt_shim_set_born(const struct pt_set *s)

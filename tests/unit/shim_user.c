@@ -9,7 +9,7 @@
 #include "engine.h"
 #include "shim_user.h"
 
-static long outstanding, born, gone, calls, fail_at;
+static long outstanding, born, gone, calls, fail_at, yields, stop_at;
 
 void *pt_alloc(size_t size)
 {
@@ -57,6 +57,12 @@ void pt_shim_set_gone(const struct pt_set *s)
 	gone++;
 }
 
+bool pt_shim_yield(void)
+{
+	yields++;
+	return stop_at && yields >= stop_at;
+}
+
 void pt_shim_set_release(struct pt_set *s)
 {
 	pt_set_destroy(s);
@@ -85,4 +91,14 @@ long shim_alloc_calls(void)
 void shim_fail_nth(long n)
 {
 	fail_at = n ? calls + n : 0;
+}
+
+long shim_yields(void)
+{
+	return yields;
+}
+
+void shim_stop_nth_yield(long n)
+{
+	stop_at = n ? yields + n : 0;
 }

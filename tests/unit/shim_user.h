@@ -17,4 +17,12 @@ long shim_alloc_calls(void);
 /* Make the @n-th pt_alloc() call from now on fail (1: the next); 0: never. */
 void shim_fail_nth(long n);
 
+/* Number of pt_shim_yield() calls so far. */
+long shim_yields(void);
+/*
+ * From the @n-th pt_shim_yield() call on (1: the next), answer "stop" as a
+ * kernel does for a fatal signal; 0: never.
+ */
+void shim_stop_nth_yield(long n);
+
 #endif /* PTAGS_SHIM_USER_H */

@@ -6,6 +6,7 @@ int main(void)
 {
 	test_s3_read();
 	test_s3_write();
+	test_s3_cost();
 	test_s4_valid();
 	test_s5_perms();
 	test_s6_tables();
