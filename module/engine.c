@@ -676,6 +676,20 @@ static unsigned int pt_writer_can(const struct pt_writer *w)
 /* ------------------------------------------------------------------ */
 
 /*
+ * Where the writer's rights for one action may apply, computed once per
+ * write (SPEC §3.4 cost bound).  @all: it holds "ptags:ACTION" (every
+ * ordinary tag) or is privileged, so a line looks at every tag it matches.
+ * Otherwise only tags named P or "P:..." for a P of @p[0..@n) can be
+ * allowed; no P is a field-prefix of another, so their tags are disjoint
+ * and a line looks at each candidate once.
+ */
+struct pt_scope {
+	bool all;
+	struct pt_piece *p;
+	size_t n;
+};
+
+/*
  * A transaction: the evolving tag array @t[0..@n), sorted by name, holding
  * @bytes bytes of names and values.  @dirty once any line changed it.
  * @can: pt_writer_can(@w).  @work: units done since the last yield;
@@ -691,6 +705,8 @@ struct pt_tx {
 	size_t work;
 	const struct pt_writer *w;
 	const struct pt_limits *lim;
+	struct pt_scope scope[PT_SUB + 1];	/* for "+@..." and "-..." */
+	struct pt_piece *scope_mem;
 };
 
 /*
@@ -814,61 +830,243 @@ static int pt_op_sub(struct pt_tx *tx, const char *name, size_t len,
 	return 0;
 }
 
+/*
+ * Byte order with ':' below every other byte (no name holds a byte below
+ * 0x20): a prefix P, then every "P:...", then the rest.
+ */
+static int pt_cmp_fields(const struct pt_piece *a, const struct pt_piece *b)
+{
+	size_t i, n = a->len < b->len ? a->len : b->len;
+
+	for (i = 0; i < n; i++) {
+		unsigned char x = (unsigned char)a->p[i];
+		unsigned char y = (unsigned char)b->p[i];
+
+		if (x == y)
+			continue;
+		x = x == ':' ? 0 : x;
+		y = y == ':' ? 0 : y;
+		return x < y ? -1 : 1;
+	}
+	return a->len == b->len ? 0 : a->len < b->len ? -1 : 1;
+}
+
+static void pt_sift(struct pt_piece *v, size_t i, size_t n)
+{
+	struct pt_piece tmp;
+	size_t c;
+
+	while ((c = 2 * i + 1) < n) {
+		if (c + 1 < n && pt_cmp_fields(&v[c], &v[c + 1]) < 0)
+			c++;
+		if (pt_cmp_fields(&v[i], &v[c]) >= 0)
+			return;
+		tmp = v[i];
+		v[i] = v[c];
+		v[c] = tmp;
+		i = c;
+	}
+}
+
+/* Heapsort: O(n log n), no recursion, no allocation. */
+static void pt_sort_fields(struct pt_piece *v, size_t n)
+{
+	struct pt_piece tmp;
+	size_t i;
+
+	for (i = n / 2; i-- > 0;)
+		pt_sift(v, i, n);
+	while (n > 1) {
+		tmp = v[0];
+		v[0] = v[--n];
+		v[n] = tmp;
+		pt_sift(v, 0, n);
+	}
+}
+
+/* Keep the prefixes of @sc that no other prefix of it covers. */
+static void pt_scope_minimal(struct pt_scope *sc)
+{
+	size_t i, k = 0;
+
+	pt_sort_fields(sc->p, sc->n);
+	for (i = 0; i < sc->n; i++) {
+		const struct pt_piece *last = k ? &sc->p[k - 1] : NULL;
+
+		/* sorted: a prefix's "P:..." extensions follow it */
+		if (last && sc->p[i].len > last->len &&
+		    sc->p[i].p[last->len] == ':' &&
+		    !memcmp(sc->p[i].p, last->p, last->len))
+			continue;
+		if (last && sc->p[i].len == last->len &&
+		    !memcmp(sc->p[i].p, last->p, last->len))
+			continue;
+		sc->p[k++] = sc->p[i];
+	}
+	sc->n = k;
+}
+
+/*
+ * Once per write: for "+@..." (add) and "-..." (sub) lines, where the
+ * writer's own permission tags can grant anything.  0 or -ENOMEM.
+ */
+static int pt_tx_scope(struct pt_tx *tx)
+{
+	const struct pt_set *r = tx->w->rights;
+	size_t lo, hi, i, a;
+
+	for (a = PT_ADD; a <= PT_SUB; a++)
+		tx->scope[a].all = tx->w->privileged;
+	if (tx->w->privileged || !r)
+		return 0;
+	lo = pt_lower_bound(r->tags, r->count, PT_PREFIX, PT_PREFIX_LEN);
+	for (hi = lo; hi < r->count; hi++)
+		if (!pt_starts_with(r->tags[hi].name, r->tags[hi].name_len,
+				    PT_PREFIX, PT_PREFIX_LEN))
+			break;
+	if (lo == hi)
+		return 0;
+	tx->scope_mem = pt_alloc(2 * (hi - lo) * sizeof(struct pt_piece));
+	if (!tx->scope_mem)
+		return -ENOMEM;
+	tx->scope[PT_ADD].p = tx->scope_mem;
+	tx->scope[PT_SUB].p = tx->scope_mem + (hi - lo);
+	for (i = lo; i < hi; i++) {
+		/* "ptags:" X, where X is "ACTION" or "P:ACTION" */
+		const char *x = r->tags[i].name + PT_PREFIX_LEN;
+		size_t len = r->tags[i].name_len - PT_PREFIX_LEN;
+
+		pt_tx_work(tx, 1);
+		for (a = PT_ADD; a <= PT_SUB; a++) {
+			const struct pt_piece *an = &pt_action_names[a];
+			struct pt_scope *sc = &tx->scope[a];
+
+			if (len == an->len && !memcmp(x, an->p, an->len))
+				sc->all = true;
+			else if (len > an->len && x[len - an->len - 1] == ':' &&
+				 pt_ends_with(x, len, an->p, an->len))
+				sc->p[sc->n++] = (struct pt_piece){
+					x, len - an->len - 1 };
+		}
+	}
+	for (a = PT_ADD; a <= PT_SUB; a++)
+		pt_scope_minimal(&tx->scope[a]);
+	return 0;
+}
+
+/* First index from @from on whose name does not begin with @p. */
+static size_t pt_prefix_end(const struct pt_tag *t, size_t from, size_t n,
+			    const char *p, size_t plen)
+{
+	size_t lo = from, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (pt_starts_with(t[mid].name, t[mid].name_len, p, plen))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 enum pt_global_op { PT_G_KEEP, PT_G_UNKEEP, PT_G_REMOVE };
+
+/* One tag of a global line: apply @op where allowed; true to drop it. */
+static bool pt_global_one(struct pt_tx *tx, enum pt_global_op op,
+			  enum pt_action a, struct pt_tag *t)
+{
+	pt_tx_work(tx, 1);
+	switch (op) {
+	case PT_G_KEEP:
+		if (!t->keep && pt_tx_allowed_tag(tx, a, t)) {
+			t->keep = true;
+			tx->dirty = true;
+		}
+		return false;
+	case PT_G_UNKEEP:
+		if (t->keep && pt_tx_allowed_tag(tx, a, t)) {
+			t->keep = false;
+			tx->dirty = true;
+		}
+		return false;
+	default:
+		return pt_tx_allowed_tag(tx, a, t);
+	}
+}
+
+#define PT_MEMO_DROP	0x80	/* to be removed by the current line */
+
+/* Mark @t[@from..@to) for @op; returns the first index marked for removal. */
+static size_t pt_global_range(struct pt_tx *tx, enum pt_global_op op,
+			      enum pt_action a, size_t from, size_t to,
+			      size_t first)
+{
+	size_t i;
+
+	for (i = from; i < to && !tx->stopped; i++) {
+		if (pt_global_one(tx, op, a, &tx->t[i])) {
+			tx->t[i].memo |= PT_MEMO_DROP;
+			if (i < first)
+				first = i;
+		}
+	}
+	return first;
+}
 
 /*
  * "+@PREFIX:*", "+@", "-@PREFIX:*", "-@", "-PREFIX:*", "-": apply @op to
  * every tag whose name begins with @prefix (@plen 0: every tag) where it is
- * allowed; silently skip the others (SPEC §4.3).  Stops early, leaving the
+ * allowed; silently skip the others (SPEC §4.3).  Looks only where the
+ * writer's rights can apply (struct pt_scope).  Stops early, leaving the
  * transaction to be discarded, when the host asks to stop.
  */
 static void pt_op_global(struct pt_tx *tx, enum pt_global_op op,
 			 const char *prefix, size_t plen)
 {
 	enum pt_action a = op == PT_G_KEEP ? PT_ADD : PT_SUB;
-	size_t lo, hi, i, j;
+	const struct pt_scope *sc = &tx->scope[a];
+	size_t lo, hi, i, j, k, first = tx->n;
 
 	if (!(tx->can & (1U << a)))
 		return;		/* allowed nowhere: nothing can change */
 	lo = pt_lower_bound(tx->t, tx->n, prefix, plen);
-	for (hi = lo; hi < tx->n; hi++)
-		if (!pt_starts_with(tx->t[hi].name, tx->t[hi].name_len,
-				    prefix, plen))
-			break;
-	for (i = j = lo; i < hi && !tx->stopped; i++) {
-		struct pt_tag *t = &tx->t[i];
-		bool drop = false;
+	hi = pt_prefix_end(tx->t, lo, tx->n, prefix, plen);
+	if (sc->all) {
+		first = pt_global_range(tx, op, a, lo, hi, first);
+	} else {
+		for (k = 0; k < sc->n && !tx->stopped; k++) {
+			const struct pt_piece *p = &sc->p[k];
+			size_t s, e;
 
-		pt_tx_work(tx, 1);
-		switch (op) {
-		case PT_G_KEEP:
-			if (!t->keep && pt_tx_allowed_tag(tx, a, t)) {
-				t->keep = true;
-				tx->dirty = true;
-			}
-			break;
-		case PT_G_UNKEEP:
-			if (t->keep && pt_tx_allowed_tag(tx, a, t)) {
-				t->keep = false;
-				tx->dirty = true;
-			}
-			break;
-		case PT_G_REMOVE:
-			drop = pt_tx_allowed_tag(tx, a, t);
-			break;
-		}
-		if (drop) {
-			tx->bytes -= pt_tag_bytes(t);
-			tx->dirty = true;
-		} else {
-			tx->t[j++] = *t;
+			pt_tx_work(tx, 1);
+			/* the tag P itself */
+			s = pt_lower_bound(tx->t, tx->n, p->p, p->len);
+			if (s < tx->n && pt_tag_is(&tx->t[s], p->p, p->len) &&
+			    s >= lo && s < hi)
+				first = pt_global_range(tx, op, a, s, s + 1,
+							first);
+			/* "P:...": P is followed by ':' where it is stored */
+			s = pt_lower_bound(tx->t, tx->n, p->p, p->len + 1);
+			e = pt_prefix_end(tx->t, s, tx->n, p->p, p->len + 1);
+			s = s < lo ? lo : s;
+			e = e > hi ? hi : e;
+			if (s < e)
+				first = pt_global_range(tx, op, a, s, e, first);
 		}
 	}
-	if (tx->stopped || j == hi)
+	if (tx->stopped || first == tx->n)
 		return;
-	pt_tx_work(tx, tx->n - hi);
-	memmove(&tx->t[j], &tx->t[hi], (tx->n - hi) * sizeof(*tx->t));
-	tx->n -= hi - j;
+	pt_tx_work(tx, tx->n - first);
+	for (i = j = first; i < tx->n; i++) {
+		if (tx->t[i].memo & PT_MEMO_DROP)
+			tx->bytes -= pt_tag_bytes(&tx->t[i]);
+		else
+			tx->t[j++] = tx->t[i];
+	}
+	tx->n = j;
+	tx->dirty = true;
 }
 
 /* "?..." (SPEC §3.4, §5.6): does a matching tag (with keep) exist? */
@@ -1065,6 +1263,9 @@ int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	tx.t = pt_alloc(cap * sizeof(struct pt_tag));
 	if (!tx.t)
 		return -ENOMEM;
+	err = pt_tx_scope(&tx);
+	if (err)
+		goto out;
 	if (count) {
 		memcpy(tx.t, old->tags, count * sizeof(struct pt_tag));
 		tx.n = count;
@@ -1096,6 +1297,7 @@ int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	}
 	res->changed = true;
 out:
+	pt_free(tx.scope_mem);
 	pt_free(tx.t);
 	return err;
 }

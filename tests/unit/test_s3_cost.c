@@ -62,8 +62,15 @@ static int run(const struct pt_set *old, const char *line, size_t n,
 	return err;
 }
 
+/*
+ * @n lines of @line by a writer holding @rights: it yields at least once per
+ * PT_YIELD_WORK units, a unit per line and per tag the line must look at
+ * (@tags_per_line), and at most @max_units_per_line units per line (0: no
+ * bound); a stop at any yield gives EINTR with nothing changed.
+ */
 static void yields_and_stops(const char *what, const char *line,
-			     const char *rights, size_t tags_per_line)
+			     const char *rights, size_t tags_per_line,
+			     long max_units_per_line)
 {
 	struct pt_set *old = colon_set(NTAGS), *r = mk(rights);
 	const struct pt_writer w = { .rights = r, .self = true,
@@ -84,6 +91,13 @@ static void yields_and_stops(const char *what, const char *line,
 	ok(!err && y >= want,
 	   "SPEC §3.4: %d lines of \"%.*s\" yield at least once per %d units of work",
 	   NLINES, (int)strlen(line) - 1, line, PT_YIELD_WORK);
+	if (max_units_per_line) {
+		long most = NLINES * max_units_per_line / PT_YIELD_WORK + 1;
+
+		ok(y <= most,
+		   "SPEC §3.4 cost bound: %s cost at most %ld units per line, not one per tag (%ld yields, at most %ld)",
+		   what, max_units_per_line, y, most);
+	}
 
 	/* Stop at the first, second, a middle and the last yield. */
 	stops[0] = 1;
@@ -113,10 +127,19 @@ void test_s3_cost(void)
 {
 	tap_section("SPEC §3.4 long writes");
 
-	yields_and_stops("\"+@\" lines of a writer with one right", "+@\n",
-			 "ptags:app:add\n", NTAGS);
-	yields_and_stops("\"-t:*\" lines of a writer with one right", "-t:*\n",
-			 "ptags:app:sub\n", NTAGS);
-	yields_and_stops("\"-\" lines of a writer with no right", "-\n", "", 0);
-	yields_and_stops("comment lines", "# nothing\n", "", 0);
+	/* Rights over every tag: each line looks at every tag it matches. */
+	yields_and_stops("\"+@\" lines of a writer with ptags:add", "+@\n",
+			 "ptags:add\n", NTAGS, 0);
+	yields_and_stops("\"-@t:*\" lines of a writer with ptags:sub",
+			 "-@t:*\n", "ptags:sub\n", NTAGS, 0);
+	/*
+	 * Rights over other tags only: a line looks where they apply (a
+	 * binary search per right), never at the 1000 colon-rich names.
+	 */
+	yields_and_stops("\"+@\" lines of a writer with ptags:app:add", "+@\n",
+			 "ptags:app:add\nptags:app:x:add\nptags:b:add\n", 0, 8);
+	yields_and_stops("\"-\" lines of a writer with ptags:app:sub", "-\n",
+			 "ptags:app:sub\n", 0, 4);
+	yields_and_stops("\"-\" lines of a writer with no right", "-\n", "", 0, 2);
+	yields_and_stops("comment lines", "# nothing\n", "", 0, 2);
 }
