@@ -10,13 +10,18 @@
 #include <linux/capability.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
+#include <linux/fs_parser.h>
+#include <linux/hash.h>
+#include <linux/magic.h>
 #include <linux/mm.h>
+#include <linux/uio.h>
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
+#include <linux/seq_file.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <linux/umh.h>
@@ -26,17 +31,24 @@
 #include "compat.h"
 #include "ptags.h"
 
-#define PTAGS_MAGIC		0x70746167	/* "ptag" */
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */
+#define PTAGS_PID_NAME_MAX	sizeof("4294967295")
+/* Inode numbers a listing reports for pid entries: above those of "." etc. */
+#define PTAGS_INO_PID(nr)	((u64)(nr) + 16)
 
-/* What an open /proc/ptags/PID remembers. */
+/*
+ * What an open /proc/ptags/PID remembers.  Both the read snapshot and the
+ * opener's rights are private copies charged to the caller (SPEC §8): an
+ * open descriptor never keeps a process's tag set alive.
+ */
 struct ptags_file {
 	struct mutex lock;		/* serialises reads of the snapshot */
-	struct pt_set *snap;		/* read snapshot (NULL: empty) */
+	char *snap;			/* read snapshot: the text (SPEC §3.3) */
+	size_t snap_len;
 	bool have_snap;
 	/* SPEC §5.5, for files opened for writing: */
 	struct pid *opener;		/* the opener's thread-group id */
-	struct pt_set *opener_set;	/* its tags when it opened the file */
+	struct pt_set *opener_set;	/* its permission tags at open */
 	bool opener_priv;		/* its privilege when it opened it */
 };
 
@@ -48,11 +60,66 @@ struct ptags_dir {
 	bool have_pids;
 };
 
-/* SPEC §5.4: CAP_MAC_ADMIN in the initial user namespace, or a kthread. */
+/* SPEC §3.1 hidepid= values, as procfs numbers them. */
+enum ptags_hidepid {
+	PTAGS_HIDEPID_OFF = 0,
+	PTAGS_HIDEPID_NOACCESS = 1,
+	PTAGS_HIDEPID_INVISIBLE = 2,
+};
+
+/* One mount (SPEC §3.1): where its pids live and whom it shows what. */
+struct ptags_sb_info {
+	struct pid_namespace *ns;	/* the mounter's pid namespace */
+	enum ptags_hidepid hidepid;
+	kgid_t gid;			/* exempt from hidepid */
+};
+
+static struct ptags_sb_info *ptags_sb(const struct super_block *sb)
+{
+	return sb->s_fs_info;
+}
+
+/*
+ * SPEC §3.1: may the caller see @task's entry through a mount with @sbi's
+ * options?  With hidepid, only processes whose real, effective and saved
+ * uids are all the caller's fsuid, unless the caller is in the mount's gid
+ * or has CAP_SYS_PTRACE in the initial user namespace.
+ */
+static bool ptags_may_see(const struct ptags_sb_info *sbi,
+			  struct task_struct *task)
+{
+	kuid_t fsuid = current_fsuid();
+	const struct cred *cred;
+	bool mine;
+
+	if (READ_ONCE(sbi->hidepid) == PTAGS_HIDEPID_OFF ||
+	    in_group_p(READ_ONCE(sbi->gid)) ||
+	    ns_capable_noaudit(&init_user_ns, CAP_SYS_PTRACE))
+		return true;
+	rcu_read_lock();
+	cred = __task_cred(task);
+	mine = uid_eq(cred->uid, fsuid) && uid_eq(cred->euid, fsuid) &&
+	       uid_eq(cred->suid, fsuid);
+	rcu_read_unlock();
+	return mine;
+}
+
+/* Is @task hidden from the caller altogether (hidepid=invisible)? */
+static bool ptags_hidden(const struct ptags_sb_info *sbi,
+			 struct task_struct *task)
+{
+	return READ_ONCE(sbi->hidepid) == PTAGS_HIDEPID_INVISIBLE &&
+	       !ptags_may_see(sbi, task);
+}
+
+/*
+ * SPEC §5.4: CAP_MAC_ADMIN in the initial user namespace, nothing else.  The
+ * kernel-thread flag grants nothing: io_uring workers carry it on some
+ * kernels while they act for a user process.
+ */
 static bool ptags_privileged(void)
 {
-	return (current->flags & PF_KTHREAD) ||
-	       ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN);
+	return ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN);
 }
 
 /* SPEC §3.2: a process whose threads have all exited has no entry. */
@@ -77,18 +144,32 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 {
 	struct task_struct *task = ptags_inode_task(inode);
 	struct ptags_file *f;
+	struct pt_set *mine;
+	int err;
 
 	if (!task)
 		return -ESRCH;
+	/* SPEC §3.1: hidepid=noaccess (and invisible) refuse reads. */
+	if ((file->f_mode & FMODE_READ) &&
+	    !ptags_may_see(ptags_sb(inode->i_sb), task)) {
+		put_task_struct(task);
+		return -EACCES;
+	}
 	put_task_struct(task);
 
-	f = kzalloc(sizeof(*f), GFP_KERNEL);
+	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
 	if (file->f_mode & FMODE_WRITE) {
+		mine = ptags_task_set(current);
+		err = pt_set_rights(mine, &f->opener_set);
+		pt_set_put(mine);
+		if (err) {
+			kfree(f);
+			return err;
+		}
 		f->opener = get_pid(task_tgid(current));
-		f->opener_set = ptags_task_set(current);
 		f->opener_priv = ptags_privileged();
 	}
 	file->private_data = f;
@@ -99,11 +180,35 @@ static int ptags_file_release(struct inode *inode, struct file *file)
 {
 	struct ptags_file *f = file->private_data;
 
-	pt_set_put(f->snap);
+	kvfree(f->snap);
 	pt_set_put(f->opener_set);
 	put_pid(f->opener);
 	kfree(f);
 	return 0;
+}
+
+/*
+ * The text of @task's set, in a buffer charged to the caller; *@len is its
+ * length.  NULL with *@len 0 for an untagged process.
+ */
+static char *ptags_snapshot(struct task_struct *task, size_t *len)
+{
+	struct pt_set *set = ptags_task_set(task);
+	u64 size = pt_set_text_size(set);
+	char *text = NULL;
+
+	*len = 0;
+	if (size > INT_MAX) {
+		text = ERR_PTR(-ENOMEM);
+	} else if (size) {
+		text = kvmalloc(size, GFP_KERNEL_ACCOUNT | __GFP_NOWARN);
+		if (!text)
+			text = ERR_PTR(-ENOMEM);
+		else
+			*len = pt_set_render(set, 0, text, size);
+	}
+	pt_set_put(set);
+	return text;
 }
 
 /*
@@ -115,15 +220,12 @@ static ssize_t ptags_file_read(struct file *file, char __user *ubuf,
 {
 	struct ptags_file *f = file->private_data;
 	struct task_struct *task;
-	ssize_t done = 0;
-	size_t n;
-	char *page;
+	ssize_t done;
+	size_t len;
+	char *text;
 
 	if (*ppos < 0)
 		return -EINVAL;
-	page = (char *)__get_free_page(GFP_KERNEL);
-	if (!page)
-		return -ENOMEM;
 
 	mutex_lock(&f->lock);
 	if (*ppos == 0 || !f->have_snap) {
@@ -132,34 +234,118 @@ static ssize_t ptags_file_read(struct file *file, char __user *ubuf,
 			done = -ESRCH;
 			goto out;
 		}
-		pt_set_put(f->snap);
-		f->snap = ptags_task_set(task);
-		f->have_snap = true;
+		text = ptags_snapshot(task, &len);
 		put_task_struct(task);
-	}
-	while (count) {
-		n = pt_set_render(f->snap, *ppos, page,
-				  min_t(size_t, count, PAGE_SIZE));
-		if (!n)
-			break;
-		if (copy_to_user(ubuf + done, page, n)) {
-			if (!done)
-				done = -EFAULT;
-			break;
+		if (IS_ERR(text)) {
+			done = PTR_ERR(text);
+			goto out;
 		}
-		*ppos += n;
-		done += n;
-		count -= n;
+		kvfree(f->snap);
+		f->snap = text;
+		f->snap_len = len;
+		f->have_snap = true;
+	}
+	done = 0;
+	if (*ppos < f->snap_len) {
+		len = min_t(size_t, count, f->snap_len - *ppos);
+		if (copy_to_user(ubuf, f->snap + *ppos, len)) {
+			done = -EFAULT;
+			goto out;
+		}
+		*ppos += len;
+		done = len;
 	}
 out:
 	mutex_unlock(&f->lock);
-	free_page((unsigned long)page);
 	return done;
 }
 
 /*
+ * SPEC §3.4: writers to one process take turns, in arrival order, so that
+ * no write is starved by others that keep changing the set under it.  A
+ * writer queues a record that lives on its own stack in a bucket chosen by
+ * the process; the first record of a process in its bucket has the turn.
+ * Writers to other processes never wait for each other.
+ */
+struct ptags_turn {
+	struct list_head node;
+	const struct signal_struct *key;
+	struct task_struct *task;
+	bool mine;			/* written under the bucket's lock */
+};
+
+#define PTAGS_TURN_BITS	6
+
+static struct ptags_turn_bucket {
+	spinlock_t lock;		/* protects queue and its records */
+	struct list_head queue;		/* of struct ptags_turn, in arrival order */
+} ptags_turns[1 << PTAGS_TURN_BITS];
+
+static struct ptags_turn_bucket *ptags_turn_bucket(const struct signal_struct *key)
+{
+	return &ptags_turns[hash_ptr(key, PTAGS_TURN_BITS)];
+}
+
+/* Leave the queue; pass the turn on to the next writer, if it was ours. */
+static void ptags_turn_give(struct ptags_turn *t)
+{
+	struct ptags_turn_bucket *b = ptags_turn_bucket(t->key);
+	struct ptags_turn *o;
+
+	spin_lock(&b->lock);
+	list_del(&t->node);
+	if (t->mine) {
+		list_for_each_entry(o, &b->queue, node) {
+			if (o->key == t->key) {
+				WRITE_ONCE(o->mine, true);
+				wake_up_process(o->task);
+				break;
+			}
+		}
+	}
+	spin_unlock(&b->lock);
+}
+
+/* Wait for our turn to write to the process of @key: 0 or -EINTR. */
+static int ptags_turn_take(struct ptags_turn *t,
+			   const struct signal_struct *key)
+{
+	struct ptags_turn_bucket *b = ptags_turn_bucket(key);
+	struct ptags_turn *o;
+
+	t->key = key;
+	t->task = current;
+	t->mine = true;
+	spin_lock(&b->lock);
+	list_for_each_entry(o, &b->queue, node) {
+		if (o->key == key) {
+			t->mine = false;
+			break;
+		}
+	}
+	list_add_tail(&t->node, &b->queue);
+	spin_unlock(&b->lock);
+
+	for (;;) {
+		set_current_state(TASK_KILLABLE);
+		if (READ_ONCE(t->mine))
+			break;
+		if (fatal_signal_pending(current)) {
+			__set_current_state(TASK_RUNNING);
+			ptags_turn_give(t);
+			return -EINTR;
+		}
+		schedule();
+	}
+	__set_current_state(TASK_RUNNING);
+	return 0;
+}
+
+/*
  * Apply @buf to @task's set as one transaction, retrying when the set
- * changed under us (another write, an exec) so that no change is lost.
+ * changed under us so that no change is lost.  The caller has the turn, so
+ * only an exec (at most one prune per set) or the first tagging of an
+ * untagged process can make us retry.
  */
 static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 		       const struct pt_writer *w)
@@ -183,27 +369,27 @@ static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 }
 
 /**
- * ptags_file_write - one write(2) is one transaction (SPEC §3.4)
- * @file: an open /proc/ptags/PID
- * @ubuf: the lines
- * @count: their length in bytes
- * @ppos: unused: every write is a whole transaction
+ * ptags_file_write_iter - one write system call is one transaction (SPEC §3.4)
+ * @iocb: the call on an open /proc/ptags/PID (its position is not used)
+ * @from: the lines, in as many buffers as the call has (writev, io_uring)
  *
- * Return: @count, or
- * -E2BIG when @count exceeds max_write;
+ * Return: the number of bytes, or
+ * -E2BIG when they exceed max_write;
  * -EINVAL for a malformed line, invalid name, value, pattern or UTF-8, or a
  * missing final newline;
  * -EPERM when a change is not allowed (SPEC §5);
  * -ENOENT when "!" names an absent tag or "?" matches nothing;
  * -ECANCELED when max_tags or max_bytes would be exceeded;
+ * -EINTR when a fatal signal arrived; nothing changed;
  * -ENOMEM; -EFAULT;
  * -ESRCH when the process has exited.
  */
-static ssize_t ptags_file_write(struct file *file, const char __user *ubuf,
-				size_t count, loff_t *ppos)
+static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
-	struct ptags_file *f = file->private_data;
+	struct ptags_file *f = iocb->ki_filp->private_data;
+	size_t count = iov_iter_count(from);
 	struct task_struct *task;
+	struct ptags_turn turn;
 	struct pt_writer w;
 	char *buf;
 	int err;
@@ -219,15 +405,18 @@ static ssize_t ptags_file_write(struct file *file, const char __user *ubuf,
 		err = -ENOMEM;
 		goto out;
 	}
-	if (copy_from_user(buf, ubuf, count)) {
+	if (!copy_from_iter_full(buf, count, from)) {
 		err = -EFAULT;
 		goto out_buf;
 	}
-	task = ptags_inode_task(file_inode(file));
+	task = ptags_inode_task(file_inode(iocb->ki_filp));
 	if (!task) {
 		err = -ESRCH;
 		goto out_buf;
 	}
+	err = ptags_turn_take(&turn, task->signal);
+	if (err)
+		goto out_task;
 
 	w.rights = ptags_task_set(current);
 	w.opener = f->opener_set;
@@ -236,6 +425,8 @@ static ssize_t ptags_file_write(struct file *file, const char __user *ubuf,
 	w.privileged = f->opener_priv && ptags_privileged();
 	err = ptags_apply(task, buf, count, &w);
 	pt_set_put((struct pt_set *)w.rights);
+	ptags_turn_give(&turn);
+out_task:
 	put_task_struct(task);
 out_buf:
 	kvfree(buf);
@@ -252,7 +443,7 @@ static const struct file_operations ptags_file_fops = {
 	.open = ptags_file_open,
 	.release = ptags_file_release,
 	.read = ptags_file_read,
-	.write = ptags_file_write,
+	.write_iter = ptags_file_write_iter,
 	.llseek = default_llseek,
 };
 
@@ -261,7 +452,7 @@ static const char *ptags_self_get_link(struct dentry *dentry,
 				       struct inode *inode,
 				       struct delayed_call *done)
 {
-	struct pid_namespace *ns = inode->i_sb->s_fs_info;
+	struct pid_namespace *ns = ptags_sb(inode->i_sb)->ns;
 	pid_t nr;
 	char *name;
 
@@ -315,7 +506,7 @@ static bool ptags_parse_pid(const struct qstr *name, pid_t *nr)
 static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 				   unsigned int flags)
 {
-	struct pid_namespace *ns = dir->i_sb->s_fs_info;
+	struct ptags_sb_info *sbi = ptags_sb(dir->i_sb);
 	struct task_struct *task;
 	struct inode *inode;
 	struct pid *pid;
@@ -333,9 +524,10 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 		return ERR_PTR(-ENOENT);
 
 	rcu_read_lock();
-	pid = find_pid_ns(nr, ns);
+	pid = find_pid_ns(nr, sbi->ns);
 	task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
-	pid = ptags_task_alive(task) ? get_pid(pid) : NULL;
+	pid = ptags_task_alive(task) && !ptags_hidden(sbi, task) ?
+	      get_pid(pid) : NULL;
 	rcu_read_unlock();
 	if (!pid)
 		return ERR_PTR(-ENOENT);
@@ -356,6 +548,7 @@ static int ptags_revalidate(PTAGS_REVALIDATE_ARGS)
 {
 	struct inode *inode;
 	struct task_struct *task;
+	int valid;
 
 	if (flags & LOOKUP_RCU)
 		return -ECHILD;
@@ -365,8 +558,10 @@ static int ptags_revalidate(PTAGS_REVALIDATE_ARGS)
 	task = ptags_inode_task(inode);
 	if (!task)
 		return 0;
+	/* Another caller may not see what the dentry's finder saw. */
+	valid = !ptags_hidden(ptags_sb(inode->i_sb), task);
 	put_task_struct(task);
-	return 1;
+	return valid;
 }
 
 static const struct dentry_operations ptags_dops = {
@@ -374,9 +569,24 @@ static const struct dentry_operations ptags_dops = {
 	.d_delete = always_delete_dentry,
 };
 
+/* Is the process @nr of @sbi's pid namespace hidden from the caller? */
+static bool ptags_pid_hidden(const struct ptags_sb_info *sbi, pid_t nr)
+{
+	struct task_struct *task;
+	bool hidden;
+
+	if (READ_ONCE(sbi->hidepid) != PTAGS_HIDEPID_INVISIBLE)
+		return false;
+	rcu_read_lock();
+	task = pid_task(find_pid_ns(nr, sbi->ns), PIDTYPE_PID);
+	hidden = !task || ptags_hidden(sbi, task);
+	rcu_read_unlock();
+	return hidden;
+}
+
 static int ptags_dir_open(struct inode *inode, struct file *file)
 {
-	struct ptags_dir *d = kzalloc(sizeof(*d), GFP_KERNEL);
+	struct ptags_dir *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
 
 	if (!d)
 		return -ENOMEM;
@@ -397,14 +607,16 @@ static int ptags_dir_release(struct inode *inode, struct file *file)
 /*
  * SPEC §3.2: ".", "..", "self", then the tagged processes.  The list is
  * taken when a listing starts and continued from there, so a process that
- * stays tagged for the whole listing appears exactly once.
+ * stays tagged for the whole listing appears exactly once.  It is freed as
+ * soon as the listing has emitted its last entry (SPEC §8: an idle open
+ * directory holds no list).
  */
 static int ptags_readdir(struct file *file, struct dir_context *ctx)
 {
-	struct pid_namespace *ns = file_inode(file)->i_sb->s_fs_info;
+	struct ptags_sb_info *sbi = ptags_sb(file_inode(file)->i_sb);
 	struct ptags_dir *d = file->private_data;
 	bool fresh = ctx->pos < PTAGS_POS_FIRST_PID;
-	char name[16];
+	char name[PTAGS_PID_NAME_MAX];
 	loff_t i;
 	int len, err = 0;
 
@@ -421,17 +633,26 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 		kvfree(d->pids);
 		d->pids = NULL;
 		d->have_pids = false;
-		err = ptags_table_pids(ns, &d->pids, &d->n);
+		err = ptags_table_pids(sbi->ns, &d->pids, &d->n);
 		if (err)
 			goto out;
 		d->have_pids = true;
 	}
 	for (i = ctx->pos - PTAGS_POS_FIRST_PID; i < d->n; i++) {
+		if (ptags_pid_hidden(sbi, d->pids[i])) {
+			ctx->pos++;
+			continue;
+		}
 		len = snprintf(name, sizeof(name), "%u", d->pids[i]);
-		if (!dir_emit(ctx, name, len, (u64)d->pids[i] + 16, DT_REG))
-			break;
+		if (!dir_emit(ctx, name, len, PTAGS_INO_PID(d->pids[i]),
+			      DT_REG))
+			goto out;
 		ctx->pos++;
 	}
+	/* The end: later calls continue an empty rest. */
+	kvfree(d->pids);
+	d->pids = NULL;
+	d->n = 0;
 out:
 	mutex_unlock(&d->lock);
 	return err;
@@ -457,22 +678,68 @@ static void ptags_evict_inode(struct inode *inode)
 	put_pid(inode->i_private);	/* NULL but for pid files */
 }
 
+static const char *const ptags_hidepid_names[] = {
+	[PTAGS_HIDEPID_OFF] = "off",
+	[PTAGS_HIDEPID_NOACCESS] = "noaccess",
+	[PTAGS_HIDEPID_INVISIBLE] = "invisible",
+};
+
+/* /proc/mounts: the options that differ from the defaults. */
+static int ptags_show_options(struct seq_file *m, struct dentry *root)
+{
+	const struct ptags_sb_info *sbi = ptags_sb(root->d_sb);
+	enum ptags_hidepid hidepid = READ_ONCE(sbi->hidepid);
+
+	if (!gid_eq(sbi->gid, GLOBAL_ROOT_GID))
+		seq_printf(m, ",gid=%u",
+			   from_kgid_munged(&init_user_ns, sbi->gid));
+	if (hidepid != PTAGS_HIDEPID_OFF)
+		seq_printf(m, ",hidepid=%s", ptags_hidepid_names[hidepid]);
+	return 0;
+}
+
 static const struct super_operations ptags_sops = {
 	.statfs = simple_statfs,
 	.drop_inode = ptags_drop_inode,
 	.evict_inode = ptags_evict_inode,
+	.show_options = ptags_show_options,
+};
+
+/*
+ * Load order (SPEC §3.1): the file system type is registered last, and until
+ * the load is complete only root of the initial namespaces (the load's own
+ * mount of /proc/ptags) may create an instance: a failed load cannot leave
+ * behind an instance made by an unprivileged user, which would outlive the
+ * module's code.
+ */
+static bool ptags_ready;
+static bool ptags_mounted_early;
+
+/* What a mount being prepared (or changed by a remount) knows. */
+struct ptags_fs_ctx {
+	struct pid_namespace *ns;	/* the mounter's (SPEC §3.1) */
+	bool hidepid_set, gid_set;	/* given as options */
+	enum ptags_hidepid hidepid;
+	kgid_t gid;
 };
 
 static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 {
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+	struct ptags_sb_info *sbi;
 	struct inode *root;
 
-	/* The superblock owns a reference on its pid namespace (its key). */
-	get_pid_ns(sb->s_fs_info);
+	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL_ACCOUNT);
+	if (!sbi)
+		return -ENOMEM;
+	sbi->ns = get_pid_ns(ctx->ns);
+	sbi->hidepid = ctx->hidepid;
+	sbi->gid = ctx->gid;
+	sb->s_fs_info = sbi;	/* freed by ptags_kill_sb(), even on failure */
 
 	sb->s_blocksize = PAGE_SIZE;
 	sb->s_blocksize_bits = PAGE_SHIFT;
-	sb->s_magic = PTAGS_MAGIC;
+	sb->s_magic = PTAGS_SUPER_MAGIC;
 	sb->s_op = &ptags_sops;
 	ptags_set_default_d_op(sb, &ptags_dops);
 	sb->s_time_gran = 1;
@@ -485,31 +752,108 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 	root->i_fop = &ptags_dir_fops;
 	set_nlink(root, 2);
 	sb->s_root = d_make_root(root);
-	return sb->s_root ? 0 : -ENOMEM;
+	if (!sb->s_root)
+		return -ENOMEM;
+	if (!READ_ONCE(ptags_ready))
+		WRITE_ONCE(ptags_mounted_early, true);
+	return 0;
 }
 
-/* SPEC §3.1: a mount resolves pids in the pid namespace of its mounter. */
+/* "hidepid=": a name or its number, as procfs takes them. */
+static int ptags_parse_hidepid(const char *v, enum ptags_hidepid *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(ptags_hidepid_names); i++) {
+		char num[2] = { '0' + i, 0 };
+
+		if (!strcmp(v, ptags_hidepid_names[i]) || !strcmp(v, num)) {
+			*out = i;
+			return 0;
+		}
+	}
+	return -EINVAL;
+}
+
+static int ptags_parse_param(struct fs_context *fc, struct fs_parameter *param)
+{
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+	unsigned int gid;
+
+	if (param->type != fs_value_is_string)
+		return strcmp(param->key, "source") ? -EINVAL : -ENOPARAM;
+	if (!strcmp(param->key, "hidepid")) {
+		ctx->hidepid_set = true;
+		return ptags_parse_hidepid(param->string, &ctx->hidepid);
+	}
+	if (!strcmp(param->key, "gid")) {
+		if (kstrtouint(param->string, 10, &gid))
+			return -EINVAL;
+		ctx->gid = make_kgid(current_user_ns(), gid);
+		if (!gid_valid(ctx->gid))
+			return -EINVAL;
+		ctx->gid_set = true;
+		return 0;
+	}
+	return -ENOPARAM;
+}
+
+/*
+ * SPEC §3.1: every mount is its own instance (its own options), resolving
+ * pids in the pid namespace of its mounter.
+ */
 static int ptags_get_tree(struct fs_context *fc)
 {
-	return get_tree_keyed(fc, ptags_fill_super, fc->fs_private);
+	/* Still loading: only the load's own mount (root, initial namespaces). */
+	if (!READ_ONCE(ptags_ready) &&
+	    (task_active_pid_ns(current) != &init_pid_ns ||
+	     !capable(CAP_SYS_ADMIN)))
+		return -EAGAIN;
+	return get_tree_nodev(fc, ptags_fill_super);
+}
+
+/* "mount -o remount,hidepid=...,gid=...": change what was given. */
+static int ptags_reconfigure(struct fs_context *fc)
+{
+	struct ptags_sb_info *sbi = ptags_sb(fc->root->d_sb);
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+
+	if (ctx->gid_set)
+		WRITE_ONCE(sbi->gid, ctx->gid);
+	if (ctx->hidepid_set)
+		WRITE_ONCE(sbi->hidepid, ctx->hidepid);
+	return 0;
 }
 
 static void ptags_free_fc(struct fs_context *fc)
 {
-	if (fc->fs_private)
-		put_pid_ns(fc->fs_private);
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+
+	if (ctx) {
+		put_pid_ns(ctx->ns);
+		kfree(ctx);
+	}
 }
 
 static const struct fs_context_operations ptags_context_ops = {
+	.parse_param = ptags_parse_param,
 	.get_tree = ptags_get_tree,
+	.reconfigure = ptags_reconfigure,
 	.free = ptags_free_fc,
 };
 
 static int ptags_init_fs_context(struct fs_context *fc)
 {
 	struct pid_namespace *ns = task_active_pid_ns(current);
+	struct ptags_fs_ctx *ctx;
 
-	fc->fs_private = get_pid_ns(ns);
+	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
+	if (!ctx)
+		return -ENOMEM;
+	ctx->ns = get_pid_ns(ns);
+	ctx->hidepid = PTAGS_HIDEPID_OFF;
+	ctx->gid = GLOBAL_ROOT_GID;
+	fc->fs_private = ctx;
 	/* Whoever may mount procfs for this pid namespace may mount us. */
 	put_user_ns(fc->user_ns);
 	fc->user_ns = get_user_ns(ns->user_ns);
@@ -519,10 +863,13 @@ static int ptags_init_fs_context(struct fs_context *fc)
 
 static void ptags_kill_sb(struct super_block *sb)
 {
-	struct pid_namespace *ns = sb->s_fs_info;
+	struct ptags_sb_info *sbi = ptags_sb(sb);
 
 	kill_anon_super(sb);
-	put_pid_ns(ns);
+	if (sbi) {
+		put_pid_ns(sbi->ns);
+		kfree(sbi);
+	}
 }
 
 static struct file_system_type ptags_fs_type = {
@@ -532,16 +879,56 @@ static struct file_system_type ptags_fs_type = {
 	.kill_sb = ptags_kill_sb,
 	.fs_flags = FS_USERNS_MOUNT,
 };
-MODULE_ALIAS_FS(PTAGS_FS_TYPE);
+
+/*
+ * No MODULE_ALIAS_FS: a mount never loads the module (SPEC §3.1), or any
+ * user could pull it in with "unshare -Urmpf mount -t ptags ...".
+ */
 
 static bool ptags_automount = true;
 module_param_named(automount, ptags_automount, bool, 0444);
 MODULE_PARM_DESC(automount, "Mount /proc/ptags when the module loads (default: yes)");
 
 /*
+ * SPEC §3.1: /proc/ptags shows no more than /proc: the options of the loader's
+ * /proc, as mount options.  hidepid=ptraceable has no equivalent here and
+ * becomes the stricter "invisible".
+ */
+static void ptags_proc_options(char *buf, size_t len)
+{
+	const struct proc_fs_info *fsi;
+	enum ptags_hidepid hidepid;
+	struct path path;
+
+	snprintf(buf, len, "hidepid=%s", ptags_hidepid_names[PTAGS_HIDEPID_OFF]);
+	if (kern_path("/proc", LOOKUP_FOLLOW, &path))
+		return;
+	if (path.dentry->d_sb->s_magic == PROC_SUPER_MAGIC) {
+		fsi = proc_sb_info(path.dentry->d_sb);
+		switch (fsi->hide_pid) {
+		case HIDEPID_OFF:
+			hidepid = PTAGS_HIDEPID_OFF;
+			break;
+		case HIDEPID_NO_ACCESS:
+			hidepid = PTAGS_HIDEPID_NOACCESS;
+			break;
+		default:
+			hidepid = PTAGS_HIDEPID_INVISIBLE;
+			break;
+		}
+		snprintf(buf, len, "hidepid=%s,gid=%u",
+			 ptags_hidepid_names[hidepid],
+			 from_kgid_munged(&init_user_ns, fsi->pid_gid));
+	}
+	path_put(&path);
+}
+
+/*
  * SPEC §3.1: no kernel interface a module may call attaches a mount to a
  * path, so the module runs mount(8) as a usermode helper: it starts in the
  * initial namespaces with full privilege and returns once the mount is done.
+ * "-i": never a /sbin/mount.ptags helper; "-n": no mtab or utab entry.
+ * Returns 0, a negative errno, or mount(8)'s wait status.
  */
 static int ptags_mount_proc(void)
 {
@@ -551,12 +938,15 @@ static int ptags_mount_proc(void)
 	static char *envp[] = {
 		"HOME=/", "PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL
 	};
+	char opts[64];
 	char *argv[] = {
-		NULL, "-t", PTAGS_FS_TYPE, PTAGS_FS_TYPE, PTAGS_DEFAULT_ROOT, NULL
+		NULL, "-i", "-n", "-t", PTAGS_FS_TYPE, "-o", opts,
+		PTAGS_FS_TYPE, PTAGS_DEFAULT_ROOT, NULL
 	};
 	unsigned int i;
 	int ret = -ENOENT;
 
+	ptags_proc_options(opts, sizeof(opts));
 	for (i = 0; i < ARRAY_SIZE(helpers) && ret == -ENOENT; i++) {
 		argv[0] = (char *)helpers[i];
 		ret = call_usermodehelper(argv[0], argv, envp, UMH_WAIT_PROC);
@@ -566,28 +956,55 @@ static int ptags_mount_proc(void)
 
 int ptags_fs_init(void)
 {
+	unsigned int i;
 	int err;
 
+	for (i = 0; i < ARRAY_SIZE(ptags_turns); i++) {
+		spin_lock_init(&ptags_turns[i].lock);
+		INIT_LIST_HEAD(&ptags_turns[i].queue);
+	}
+
+	/* NULL when the name exists already (or, unlikely, out of memory). */
+	if (!proc_create_mount_point("ptags")) {
+		pr_err("cannot create %s: does it exist already?\n",
+		       PTAGS_DEFAULT_ROOT);
+		return -EEXIST;
+	}
 	err = register_filesystem(&ptags_fs_type);
 	if (err)
-		return err;
-	if (!proc_create_mount_point("ptags")) {
-		unregister_filesystem(&ptags_fs_type);
-		return -ENOMEM;
-	}
+		goto err_proc;
 	if (ptags_automount) {
 		err = ptags_mount_proc();
-		if (err)
-			pr_warn("cannot mount %s (%d): run \"mount -t %s %s %s\"\n",
-				PTAGS_DEFAULT_ROOT, err, PTAGS_FS_TYPE,
-				PTAGS_FS_TYPE, PTAGS_DEFAULT_ROOT);
+		/*
+		 * An instance exists (ours, and mount(8) failed after making
+		 * it, or root's): failing the load would leave it behind.
+		 */
+		if (err && READ_ONCE(ptags_mounted_early))
+			err = 0;
+		if (err) {
+			if (err > 0)
+				pr_err("cannot mount %s: mount(8) exited with status %d; load with automount=0 and mount it yourself\n",
+				       PTAGS_DEFAULT_ROOT, err >> 8);
+			else
+				pr_err("cannot mount %s: cannot run mount(8) (%d); load with automount=0 and mount it yourself\n",
+				       PTAGS_DEFAULT_ROOT, err);
+			err = err > 0 ? -EIO : err;
+			goto err_fs;
+		}
 	}
+	WRITE_ONCE(ptags_ready, true);
 	return 0;
+
+err_fs:
+	unregister_filesystem(&ptags_fs_type);
+err_proc:
+	remove_proc_entry("ptags", NULL);
+	return err;
 }
 
 /* Every instance is unmounted: the module could not be removed otherwise. */
 void ptags_fs_uninit(void)
 {
-	remove_proc_entry("ptags", NULL);
 	unregister_filesystem(&ptags_fs_type);
+	remove_proc_entry("ptags", NULL);
 }

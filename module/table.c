@@ -23,6 +23,8 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/math64.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
 #include <linux/pid.h>
@@ -32,6 +34,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 #include <linux/sort.h>
+#include <linux/task_work.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
@@ -48,9 +51,26 @@ struct ptags_proc {
 	struct rcu_head rcu;
 };
 
-static unsigned int ptags_table_bits = 14;
+/*
+ * 0 at load: one bucket per process the machine can hold, as the kernel
+ * computes threads-max (memory / (8 * THREAD_SIZE)); pid_max itself is not
+ * visible to modules.  Read back as the value chosen.
+ */
+static unsigned int ptags_table_bits;
 module_param_named(table_bits, ptags_table_bits, uint, 0444);
-MODULE_PARM_DESC(table_bits, "log2 of the process table's buckets (default 14)");
+MODULE_PARM_DESC(table_bits, "log2 of the process table's buckets (default 0: sized from memory)");
+
+#define PTAGS_TABLE_BITS_MIN	10
+#define PTAGS_TABLE_BITS_MAX	22	/* PID_MAX_LIMIT: 4M processes */
+
+static unsigned int ptags_table_bits_auto(void)
+{
+	u64 threads = div64_u64((u64)totalram_pages() << PAGE_SHIFT,
+				(u64)THREAD_SIZE * 8);
+
+	return clamp_t(unsigned int, threads > 1 ? ilog2(threads) : 0,
+		       PTAGS_TABLE_BITS_MIN, PTAGS_TABLE_BITS_MAX);
+}
 
 static struct hlist_bl_head *ptags_table;
 static struct kmem_cache *ptags_proc_cache;
@@ -153,6 +173,8 @@ static int ptags_proc_insert(struct ptags_proc *proc)
 	if (!err)
 		hlist_bl_add_head_rcu(&proc->node, b);
 	hlist_bl_unlock(b);
+	if (!err)
+		ptags_count(&ptags_stats.memory, sizeof(*proc));
 	return err;
 }
 
@@ -170,7 +192,6 @@ static struct ptags_proc *ptags_proc_init(struct ptags_proc *proc,
 					  struct task_struct *task,
 					  struct pt_set *set)
 {
-	ptags_count(&ptags_stats.memory, sizeof(*proc));
 	proc->key = task->signal;
 	proc->tgid = get_pid(task_tgid(task));
 	raw_spin_lock_init(&proc->lock);
@@ -179,17 +200,23 @@ static struct ptags_proc *ptags_proc_init(struct ptags_proc *proc,
 	return proc;
 }
 
-/* Frees an entry that is not (or no longer) visible to anyone. */
+/* Frees an entry that was never linked, or no longer is, in process context. */
 static void ptags_proc_discard(struct ptags_proc *proc)
 {
 	put_pid(proc->tgid);
 	kmem_cache_free(ptags_proc_cache, proc);
-	ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
 }
 
+static void ptags_proc_discard_rcu(struct rcu_head *head)
+{
+	ptags_proc_discard(container_of(head, struct ptags_proc, rcu));
+}
+
+/* Frees an entry that was linked (and counted), after a grace period. */
 static void ptags_proc_free_rcu(struct rcu_head *head)
 {
 	ptags_proc_discard(container_of(head, struct ptags_proc, rcu));
+	ptags_count(&ptags_stats.memory, -(long)sizeof(struct ptags_proc));
 }
 
 /*
@@ -252,6 +279,7 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
 		 */
 		if (!set || ptags_set_tryget(set))
 			break;
+		cpu_relax();
 	}
 	rcu_read_unlock();
 	return set;
@@ -267,6 +295,17 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
 struct pt_set *ptags_task_set(struct task_struct *task)
 {
 	return ptags_sig_set(task->signal);
+}
+
+/*
+ * Has @task's process not run yet (its fork not complete)?  Only a leader
+ * can be that new: a second thread was made by a process that already ran.
+ * Never look at task->group_leader here: without a reference it may be
+ * freed under us (de_thread(), a reap).
+ */
+static bool ptags_process_is_new(struct task_struct *task)
+{
+	return thread_group_leader(task) && ptags_task_is_new(task);
 }
 
 /**
@@ -316,11 +355,11 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	 * A process that its parent's fork hook has not seen yet would get an
 	 * entry the hook then cannot insert: it does not exist for us yet.
 	 */
-	if (ptags_task_is_new(task->group_leader) || !atomic_read(&sig->live)) {
+	if (ptags_process_is_new(task) || !atomic_read(&sig->live)) {
 		pt_set_put(new);
 		return -ESRCH;
 	}
-	proc = kmem_cache_alloc(ptags_proc_cache, GFP_KERNEL);
+	proc = kmem_cache_alloc(ptags_proc_cache, GFP_KERNEL_ACCOUNT);
 	if (!proc) {
 		pt_set_put(new);
 		return -ENOMEM;
@@ -346,15 +385,63 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	return 0;
 }
 
+/*
+ * SPEC §9 fail closed, in the fork hook (preemption disabled, where a
+ * PREEMPT_RT kernel allows no sleeping lock, so not send_sig()): the child
+ * kills itself from its own context, by a task_work that runs when it
+ * first returns to user mode, before its first instruction there.  The
+ * works are preallocated slots; each holds a module reference until it ran
+ * (its last call, so nothing of the module runs after the put).
+ */
+#define PTAGS_KILL_SLOTS	4096	/* 64 KiB */
+
+static struct callback_head ptags_kills[PTAGS_KILL_SLOTS];
+static DECLARE_BITMAP(ptags_kill_busy, PTAGS_KILL_SLOTS);
+
+static void ptags_kill_run(struct callback_head *work)
+{
+	send_sig(SIGKILL, current, 1);
+	clear_bit(work - ptags_kills, ptags_kill_busy);
+	module_put(THIS_MODULE);
+}
+
+static void ptags_kill_new(struct task_struct *child)
+{
+#ifdef PTAGS_HAVE_TASK_WORK_ADD
+	unsigned long i;
+
+	for (;;) {
+		i = find_first_zero_bit(ptags_kill_busy, PTAGS_KILL_SLOTS);
+		if (i >= PTAGS_KILL_SLOTS)
+			break;
+		if (test_and_set_bit(i, ptags_kill_busy))
+			continue;
+		__module_get(THIS_MODULE);
+		init_task_work(&ptags_kills[i], ptags_kill_run);
+		if (!task_work_add(child, &ptags_kills[i], TWA_RESUME))
+			return;
+		clear_bit(i, ptags_kill_busy);
+		module_put(THIS_MODULE);
+		break;
+	}
+#endif
+	/*
+	 * No slot free (4096 children killed and not yet run) or no exported
+	 * task_work_add(): the siglock, which is a sleeping lock on
+	 * PREEMPT_RT only.
+	 */
+	send_sig(SIGKILL, child, 1);
+}
+
 /**
  * ptags_task_fork - the child shares its creator's set (SPEC §9)
  * @parent: the creating task (current)
  * @child: the new task, not yet running
  *
- * Runs with preemption disabled.  If no entry can be had, the child is
- * killed before it reaches user mode: it must never run without the tags
- * it should have inherited.  (On PREEMPT_RT, where the siglock can sleep,
- * that last resort is only reached once the per-CPU reserve ran dry.)
+ * Runs with preemption disabled.  If no entry can be had (the per-CPU
+ * reserve ran dry and, but on PREEMPT_RT, an atomic allocation failed), the
+ * child is killed before it reaches user mode: it must never run without
+ * the tags it should have inherited.
  */
 void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 {
@@ -372,10 +459,11 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 	err = proc ? ptags_proc_insert(ptags_proc_init(proc, child, set)) :
 		     -ENOMEM;
 	if (err) {
+		/* -EEXIST cannot happen for a new process; free it anyway. */
 		if (proc)
-			ptags_proc_discard(proc);
+			call_rcu(&proc->rcu, ptags_proc_discard_rcu);
 		pt_set_put(set);
-		send_sig(SIGKILL, child, 1);
+		ptags_kill_new(child);
 		ptags_count(&ptags_stats.killed, 1);
 		pr_warn_ratelimited("killed new process %d: cannot inherit tags (%d)\n",
 				    task_pid_nr(child), err);
@@ -436,6 +524,23 @@ static int ptags_cmp_u32(const void *a, const void *b)
 }
 
 /*
+ * SPEC §3.2: between its last thread's exit and the exit hook, a process
+ * already has no entry; do not list it.  Under rcu_read_lock(): a task
+ * found through its pid keeps its signal_struct for a grace period.
+ */
+static bool ptags_proc_live(const struct ptags_proc *proc)
+{
+	struct task_struct *task = pid_task(proc->tgid, PIDTYPE_PID);
+
+	return task && atomic_read(&task->signal->live);
+}
+
+/* Buckets a listing walks between two chances to reschedule. */
+#define PTAGS_COLLECT_BATCH	1024
+/* Room a listing adds for processes tagged while it allocates. */
+#define PTAGS_COLLECT_SLACK	64
+
+/*
  * Collect the tgids, as seen in @ns, of tagged processes visible there into
  * @buf; returns how many, or -ENOSPC (the table grew past @cap).  Entries
  * never move between buckets, so one that stays in the table is seen once.
@@ -451,7 +556,7 @@ static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
 	rcu_read_lock();
 	for (i = 0; i < nbuckets; i++) {
 		hlist_bl_for_each_entry_rcu(proc, pos, &ptags_table[i], node) {
-			if (READ_ONCE(proc->dead))
+			if (READ_ONCE(proc->dead) || !ptags_proc_live(proc))
 				continue;
 			nr = pid_nr_ns(proc->tgid, ns);
 			if (nr <= 0)
@@ -462,7 +567,7 @@ static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
 			}
 			buf[n++] = nr;
 		}
-		if ((i & 1023) == 1023) {
+		if ((i + 1) % PTAGS_COLLECT_BATCH == 0) {
 			rcu_read_unlock();
 			cond_resched();
 			rcu_read_lock();
@@ -482,13 +587,15 @@ static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
  */
 int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
 {
+	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	unsigned int cap, i, j;
 	long got;
 	u32 *buf;
 
 	for (;;) {
-		cap = atomic64_read(&ptags_stats.tagged_processes) + 64;
-		buf = kvmalloc_array(cap, sizeof(*buf), GFP_KERNEL | __GFP_NOWARN);
+		cap = atomic64_read(&ptags_stats.tagged_processes) +
+		      PTAGS_COLLECT_SLACK;
+		buf = kvmalloc_array(cap, sizeof(*buf), gfp);
 		if (!buf)
 			return -ENOMEM;
 		got = ptags_table_collect(ns, buf, cap);
@@ -500,7 +607,15 @@ int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
 	for (i = 0, j = 0; i < got; i++)
 		if (!j || buf[j - 1] != buf[i])
 			buf[j++] = buf[i];
-	*pids = buf;
+	/* What the listing keeps is sized to what it found (SPEC §8). */
+	*pids = j ? kvmalloc_array(j, sizeof(*buf), gfp) : NULL;
+	if (j && !*pids) {
+		kvfree(buf);
+		return -ENOMEM;
+	}
+	if (j)
+		memcpy(*pids, buf, j * sizeof(*buf));
+	kvfree(buf);
 	*n = j;
 	return 0;
 }
@@ -510,8 +625,10 @@ int ptags_table_init(void)
 	struct ptags_pool *pool;
 	unsigned int cpu, i;
 
-	if (ptags_table_bits < 4 || ptags_table_bits > 20) {
-		pr_err("table_bits must be 4 to 20\n");
+	if (!ptags_table_bits)
+		ptags_table_bits = ptags_table_bits_auto();
+	if (ptags_table_bits < 4 || ptags_table_bits > PTAGS_TABLE_BITS_MAX) {
+		pr_err("table_bits must be 4 to %d\n", PTAGS_TABLE_BITS_MAX);
 		return -EINVAL;
 	}
 	ptags_proc_cache = KMEM_CACHE(ptags_proc, 0);
@@ -552,6 +669,7 @@ void ptags_table_uninit(void)
 					     node) {
 			pt_set_put(rcu_dereference_protected(proc->set, 1));
 			ptags_count(&ptags_stats.tagged_processes, -1);
+			ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
 			ptags_proc_discard(proc);
 		}
 	}

@@ -39,7 +39,7 @@ t2=$(date +%s)
 # Reports guest-test.sh's list may not name: lockdep and debug-objects
 # headers, atomic-sleep, fault-injection dumps (the test turns them off).
 extra='INFO: |ODEBUG|possible (recursive|circular|irq lock)|suspicious RCU|inconsistent lock|sleeping function called|FAULT_INJECTION: forcing'
-if tr -d '\r' <"$BUILD/console.log" | grep -v 'command line' | grep -qE "$extra"; then
+if tr -d '\r' <"$BUILD/console.log" | grep -v 'command line' | grep -E "$extra" >/dev/null; then
 	echo "check-debug: debug reports in $BUILD/console.log:" >&2
 	tr -d '\r' <"$BUILD/console.log" | grep -E -A20 "$extra" | head -n 80 >&2
 	echo "not ok - debug kernel console has no lockdep/RCU/ODEBUG report" >>"$BUILD/results.tap"

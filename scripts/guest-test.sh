@@ -255,9 +255,11 @@ done=0
 grep -qxF "$DONE_MARKER" "$BUILD/tap.out" || done=1
 check $done "guest ran to completion (done marker; qemu status $rc, ${elapsed}s)"
 
-# The command line itself names hung_task_panic etc.: not a problem.
+# The command line itself names hung_task_panic etc.: not a problem.  No
+# "grep -q": it stops reading at the first match, and under pipefail the
+# writer's SIGPIPE would turn a found problem into "ok".
 kernlog() { tr -d '\r' <"$BUILD/console.log" | grep -v 'command line'; }
-if kernlog | grep -qE "$PROBLEMS"; then
+if kernlog | grep -E "$PROBLEMS" >/dev/null; then
 	msg "kernel problems in $BUILD/console.log:"
 	kernlog | grep -E -B2 -A25 "$PROBLEMS" | head -n 120 >&2
 	check 1 "kernel log has no BUG/WARNING/Oops/lockup/stall"

@@ -36,6 +36,8 @@
 /* Where the module mounts its file system in the initial mount namespace. */
 #define PTAGS_DEFAULT_ROOT		"/proc/ptags"
 #define PTAGS_FS_TYPE			"ptags"
+/* statfs(2) f_type of a ptags file system. */
+#define PTAGS_SUPER_MAGIC		0x70746167	/* "ptag" */
 
 /* Fixed limits of names, values and patterns (bytes). */
 #define PTAGS_NAME_MAX			4000

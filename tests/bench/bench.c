@@ -266,6 +266,131 @@ static void release_children(int fd, int k, pid_t *pids)
 }
 
 enum { OP_FORK, OP_EXEC, OP_SPAWN, OP_THREAD, NR_OPS };
+/*
+ * SPEC §3.4 worst case (docs/SECURITY.md §2.13): a target holding max_tags
+ * tags whose names are 1000 bytes with 498 colons, written by an
+ * unprivileged child holding @rights, @lines copies of @line in one write.
+ * Returns the guest time of that write in us.
+ */
+#define WORST_NAME	1000
+#define WORST_MAX_WRITE	(1 << 20)
+
+static char *worst_buf;
+
+/* A child holding @ntags such names; *@release lets it go. */
+static pid_t worst_target(int ntags, int *release)
+{
+	size_t len = 0;
+	char path[64];
+	int i, fd, k;
+	pid_t pid;
+
+	*release = park_children(1, &pid);
+	snprintf(path, sizeof(path), "/proc/ptags/%d", (int)pid);
+	fd = open(path, O_WRONLY);
+	if (fd < 0)
+		fail("open worst target");
+	for (i = 0; i <= ntags; i++) {
+		if (i == ntags || len + WORST_NAME + 2 > WORST_MAX_WRITE) {
+			if (write(fd, worst_buf, len) != (ssize_t)len)
+				fail("tag worst target");
+			len = 0;
+		}
+		if (i == ntags)
+			break;
+		len += sprintf(worst_buf + len, "+t:%04d", i);
+		for (k = 6; k + 2 <= WORST_NAME; k += 2) {
+			worst_buf[len++] = ':';
+			worst_buf[len++] = 'a';
+		}
+		worst_buf[len++] = '\n';
+	}
+	close(fd);
+	return pid;
+}
+
+/*
+ * @fn(@arg) in a child that first takes the tags @rights and then becomes
+ * uid 65534 (no CAP_MAC_ADMIN); its result, or -1.
+ */
+static double as_nobody(const char *rights, double (*fn)(void *), void *arg)
+{
+	double v = -1;
+	int p[2];
+	pid_t pid;
+
+	if (pipe(p))
+		fail("pipe");
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (!pid) {
+		close(p[0]);
+		if (*rights)
+			tags_write(rights, strlen(rights));
+		if (setresgid(65534, 65534, 65534) ||
+		    setresuid(65534, 65534, 65534))
+			_exit(1);
+		v = fn(arg);
+		if (write(p[1], &v, sizeof(v)) != sizeof(v))
+			_exit(2);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &v, sizeof(v)) != sizeof(v))
+		v = -1;
+	close(p[0]);
+	reap(pid);
+	return v;
+}
+
+struct worst {
+	pid_t target;
+	size_t len;
+};
+
+/* One write of worst_buf to the target: its guest time in us. */
+static double worst_once(void *arg)
+{
+	const struct worst *w = arg;
+	char path[64];
+	double t0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/ptags/%d", (int)w->target);
+	fd = open(path, O_WRONLY);
+	t0 = now_us();
+	if (fd < 0 || write(fd, worst_buf, w->len) != (ssize_t)w->len)
+		return -1;
+	return now_us() - t0;
+}
+
+static double worst_write(pid_t target, const char *rights, const char *line,
+			  long lines)
+{
+	struct worst w = { .target = target };
+	size_t l = strlen(line);
+	long i;
+
+	for (i = 0; i < lines; i++, w.len += l)
+		memcpy(worst_buf + w.len, line, l);
+	return as_nobody(rights, worst_once, &w);
+}
+
+/* The median one-line write of @arg (struct writes) to our own entry. */
+static double write_median(void *arg)
+{
+	struct writes *w = arg;
+	double us;
+
+	w->fd = open("/proc/ptags/self", O_WRONLY);
+	if (w->fd < 0)
+		return -1;
+	us = measure(op_write, w, 400);
+	close(w->fd);
+	return us;
+}
+
 static const char *const op_names[NR_OPS] = {
 	"fork+exit+wait", "vfork+exec+wait", "posix_spawn+wait",
 	"thread create+join",
@@ -319,7 +444,10 @@ int main(int argc, char **argv)
 	static const int ntags[] = { 1, 10, 100, 1000 };
 	static const int nlist[] = { 10, 1000, 10000 };
 	static pid_t pids[10000];
-	double read_us[3], write1_us, write100_us, list_us[3];
+	double read_us[3], write1_us, write100_us, list_us[3], write1r_us;
+	double worst_no1, worst_noN, worst_r1, worst_r2, worst_rN, worst_g1, worst_gN;
+	pid_t worst;
+	int worst_fd;
 	long mem_set[4], bytes_set[4], mem0, mem_parent, mem_children;
 	const struct config *base, *c, *c2;
 	char name[40];
@@ -402,6 +530,35 @@ int main(int argc, char **argv)
 		write100_us = measure(op_write, &w, 100);
 	}
 	close(fd);
+	/*
+	 * The same line by an unprivileged writer whose rights come from
+	 * tags (the child inherits the 100 tags and takes the two rights).
+	 */
+	w.text[0] = "+bench:w\n";
+	w.text[1] = "-bench:w\n";
+	w.len[0] = w.len[1] = strlen(w.text[0]);
+	w.next = 0;
+	write1r_us = as_nobody("+ptags:bench:add\n+ptags:bench:sub\n",
+			       write_median, &w);
+
+	/* SPEC §3.4 worst case: max_tags names of 1000 bytes, 498 colons. */
+	worst_buf = malloc(WORST_MAX_WRITE);
+	if (!worst_buf)
+		fail("malloc");
+	tags_write("-\n", 2);
+	worst = worst_target(4000, &worst_fd);
+	worst_no1 = worst_write(worst, "", "-\n", 1);
+	worst_noN = worst_write(worst, "", "-\n", 10001);
+	worst_r1 = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
+			       "+@\n", 1);
+	worst_r2 = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
+			       "+@\n", 2);
+	worst_rN = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
+			       "+@\n", 101);
+	worst_g1 = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 1);
+	worst_gN = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 101);
+	release_children(worst_fd, 1, &worst);
+	free(worst_buf);
 
 	/* Listing with k tagged processes. */
 	tag_self(1, false);
@@ -445,6 +602,19 @@ int main(int argc, char **argv)
 	       read_us[0], read_us[1], read_us[2]);
 	printf("write on a 100-tag set: 1 line %.2f us, 100 lines %.2f us\n",
 	       write1_us, write100_us);
+	printf("one-line write on a 100-tag set by a writer with rights (ptags:bench:add/sub): %.2f us\n",
+	       write1r_us);
+	printf("worst-case write, no right, \"-\" lines over 4000 names of 1000 bytes: 1 line %.1f us, 10001 lines %.1f us: %.3f us per further line, 1 MiB (524288 lines) ~ %.1f ms\n",
+	       worst_no1, worst_noN, (worst_noN - worst_no1) / 10000,
+	       (worst_no1 + (worst_noN - worst_no1) / 10000 * 524287) / 1000);
+	printf("worst-case write, ptags:app:add+others, \"+@\" lines over the same: 1 line %.1f us, 2 lines %.1f us, 101 lines %.1f us: %.3f us per further line, 1 MiB (349525 lines) ~ %.1f ms\n",
+	       worst_r1, worst_r2, worst_rN,
+	       worst_rN > 0 ? (worst_rN - worst_r1) / 100 : (worst_r2 - worst_r1),
+	       (worst_r1 + (worst_rN > 0 ? (worst_rN - worst_r1) / 100 :
+			    (worst_r2 - worst_r1)) * 349524) / 1000);
+	printf("worst-case write, ptags:add+others, \"+@\" lines over the same: 1 line %.1f us, 101 lines %.1f us: %.3f us per further line, 1 MiB (349525 lines) ~ %.1f ms\n",
+	       worst_g1, worst_gN, (worst_gN - worst_g1) / 100,
+	       (worst_g1 + (worst_gN - worst_g1) / 100 * 349524) / 1000);
 	printf("list /proc/ptags:       10 tagged %.1f us, 1000 tagged %.1f us, 10000 tagged %.1f us\n",
 	       list_us[0], list_us[1], list_us[2]);
 	for (i = 0; i < 4; i++)

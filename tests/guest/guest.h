@@ -481,10 +481,11 @@ static inline int idler_reap(struct idler *s)
 }
 
 /*
- * A running, untagged child named @comm (NULL: unchanged) that waits for
- * SIGKILL: a target for writes and listings.  Stop it with pt_stop().
+ * A running child that first calls @setup(@arg) (non-zero: it failed, and
+ * so does the test) and then waits for SIGKILL.  Returns once the setup is
+ * done.  Stop it with pt_stop().
  */
-static inline pid_t pt_sleeper(const char *comm)
+static inline pid_t pt_child(int (*setup)(void *), void *arg)
 {
 	int p[2];
 	pid_t pid;
@@ -494,18 +495,33 @@ static inline pid_t pt_sleeper(const char *comm)
 		die("pipe");
 	pid = tap_fork();
 	if (!pid) {
-		if (comm)
-			prctl(PR_SET_NAME, comm);
-		if (pt_write(0, "-\n") || write(p[1], "r", 1) != 1)
+		close(p[0]);
+		if (setup(arg) || write(p[1], "r", 1) != 1)
 			_exit(1);
 		for (;;)
 			pause();
 	}
 	close(p[1]);
 	if (read(p[0], &c, 1) != 1)
-		die("sleeper %d did not start", (int)pid);
+		die("child %d did not start", (int)pid);
 	close(p[0]);
 	return pid;
+}
+
+static inline int pt_sleeper_setup(void *comm)
+{
+	if (comm)
+		prctl(PR_SET_NAME, comm);
+	return pt_write(0, "-\n");
+}
+
+/*
+ * A running, untagged child named @comm (NULL: unchanged) that waits for
+ * SIGKILL: a target for writes and listings.  Stop it with pt_stop().
+ */
+static inline pid_t pt_sleeper(const char *comm)
+{
+	return pt_child(pt_sleeper_setup, (void *)comm);
 }
 
 static inline void pt_stop(pid_t pid)

@@ -13,8 +13,10 @@
 #include "guest.h"
 
 #include <dirent.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
 
 #define MNT2 "/tmp/s09_ptags2"
 
@@ -45,6 +47,22 @@ static bool exists(const char *path)
 static bool busy(int err)
 {
 	return err == EBUSY || err == EAGAIN || err == EWOULDBLOCK;
+}
+
+/* Do the options of the mount on @dir (per /proc/mounts) contain @opt? */
+static bool mounted_with(const char *dir, const char *opt)
+{
+	char line[1024], mp[512], opts[512];
+	bool found = false;
+	FILE *f = fopen("/proc/mounts", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%*s %511s %*s %511s", mp, opts) == 2 &&
+		    !strcmp(mp, dir) && strstr(opts, opt))
+			found = true;
+	if (f)
+		fclose(f);
+	return found;
 }
 
 /* Is a file system of type "ptags" mounted on @dir (per mountinfo)? */
@@ -124,6 +142,90 @@ static void restore(void)
 		mkdir("/proc/ptags", 0555);
 		if (mount("ptags", "/proc/ptags", "ptags", 0, NULL))
 			die("cannot remount /proc/ptags");
+	}
+}
+
+/*
+ * Make "modprobe ptags" and the alias lookup of request_module() able to
+ * find the module, as an installed module would be: /lib/modules/RELEASE
+ * with depmod's indexes.  A modprobe test run (ptmodprobe=1) has them.
+ */
+static void install_for_modprobe(void)
+{
+	char dir[256], cmd[1024];
+	struct utsname u;
+
+	if (uname(&u))
+		die("uname");
+	snprintf(dir, sizeof(dir), "/lib/modules/%s", u.release);
+	snprintf(cmd, sizeof(cmd), "%s/modules.dep", dir);
+	if (exists(cmd))
+		return;
+	snprintf(cmd, sizeof(cmd),
+		 "mkdir -p %s/extra && cp /ptags.ko %s/extra/ && depmod -b / %s",
+		 dir, dir, u.release);
+	if (system(cmd))
+		die("%s", cmd);
+}
+
+/* A child: mount -t ptags on a fresh directory; 0 or the errno. */
+static int try_mount(void *arg)
+{
+	bool userns = arg != NULL;
+	char dir[64];
+
+	if (userns) {
+		/* "unshare -Urmpf mount -t ptags ..." by an unprivileged user */
+		uid_t uid = 65534;
+		char map[64];
+		int fd;
+
+		/* dumpable again after setuid, or /proc/self is root's */
+		if (drop_privileges(uid) || prctl(PR_SET_DUMPABLE, 1) ||
+		    unshare(CLONE_NEWUSER | CLONE_NEWNS))
+			return 100;
+		fd = open("/proc/self/setgroups", O_WRONLY);
+		if (fd < 0 || write(fd, "deny", 4) != 4)
+			return 101;
+		close(fd);
+		snprintf(map, sizeof(map), "0 %u 1", uid);
+		fd = open("/proc/self/uid_map", O_WRONLY);
+		if (fd < 0 || write(fd, map, strlen(map)) < 0)
+			return 102;
+		close(fd);
+		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
+			return 103;
+	}
+	/* an unprivileged user mounts over a directory it cannot create */
+	snprintf(dir, sizeof(dir), userns ? "/tmp" : "/tmp/s09_autoload");
+	if (!userns && mkdir(dir, 0777) && errno != EEXIST)
+		return 104;
+	if (mount("ptags", dir, "ptags", 0, NULL) == 0) {
+		umount2(dir, MNT_DETACH);
+		return 0;
+	}
+	return errno;
+}
+
+/* SPEC §3.1: a mount attempt never loads the module. */
+static void test_no_autoload(void)
+{
+	int st;
+
+	install_for_modprobe();
+	st = run_child(try_mount, (void *)1);
+	ok(st == ENODEV && !exists("/sys/module/ptags"),
+	   "SPEC §3.1: an unprivileged mount -t ptags in a new user namespace does not load the module (errno %d, loaded %d)",
+	   st, exists("/sys/module/ptags"));
+	st = run_child(try_mount, NULL);
+	ok(st == ENODEV && !exists("/sys/module/ptags"),
+	   "SPEC §3.1: root's mount -t ptags does not load the module either (errno %d, loaded %d)",
+	   st, exists("/sys/module/ptags"));
+	if (exists("/sys/module/ptags")) {
+		/* leave it as the test expects it: unloaded */
+		umount2("/proc/ptags", MNT_DETACH);
+		usleep(100000);
+		unload();
 	}
 }
 
@@ -226,11 +328,22 @@ int main(void)
 	}
 	ok(p > 0 && wait_exit(p) == 0, "SPEC §9: fork+exec of a formerly tagged process works while unloaded");
 
-	/* Reload: mounted with no other step. */
+	test_no_autoload();
+
+	/* Reload under a /proc with hidepid: /proc/ptags takes its options. */
+	if (mount("proc", "/proc", "proc", MS_REMOUNT, "hidepid=invisible,gid=4242"))
+		die("remount /proc with hidepid");
 	err = load();
 	ok(err == 0, "SPEC §3.1: finit_module(/ptags.ko) loads the module again (%s)", strerror(err));
 	if (err)
 		die("reload failed: %s", strerror(err));
+	ok(mounted_with("/proc/ptags", "hidepid=invisible") &&
+	   mounted_with("/proc/ptags", "gid=4242"),
+	   "SPEC §3.1: the automatic mount takes hidepid= and gid= from /proc");
+	if (mount("proc", "/proc", "proc", MS_REMOUNT, "hidepid=off,gid=0") ||
+	    mount("ptags", "/proc/ptags", "ptags", MS_REMOUNT, "hidepid=off,gid=0"))
+		die("remount without hidepid");
+	ok(!mounted_with("/proc/ptags", "hidepid="), "setup: /proc/ptags back to hidepid=off");
 	ok(mounted_ptags("/proc/ptags"), "SPEC §3.1: after loading, /proc/ptags is mounted with no other step");
 	ok(exists("/proc/ptags/self"), "SPEC §3.1: /proc/ptags/self exists right after loading");
 	ok(pt_is(c1, "") && pt_is(c2, "") && pt_is(0, ""),

@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * SPEC §3.4: a long write yields the CPU and a fatal signal interrupts it,
+ * changing nothing.  The worst case an unprivileged user can build: a
+ * writer holding one right over every tag (ptags:add, with ptags:others to
+ * reach another process: each "+@" line must look at every tag) sends
+ * max_write bytes of "+@" lines to a process that holds max_tags tags
+ * whose names are 1000 bytes with 498 colons each.
+ *
+ * The writer and a ticker share CPU 0 (a one-CPU machine, as far as they
+ * are concerned): the ticker measures the longest time it could not run.
+ * Then SIGKILL must end the writer quickly, and the target's set must be
+ * exactly what it was.
+ */
+#include "guest.h"
+
+#include <sched.h>
+#include <time.h>
+#include <sys/mman.h>
+
+#define NAME_LEN	1000
+#define KILL_AFTER_MS	2000
+#define KILL_LIMIT_MS	50	/* SPEC: a fatal signal interrupts a write */
+#define GAP_LIMIT_MS	250	/* a CPU shared with the write stays usable */
+
+static long long now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
+}
+
+static void pin_cpu0(void)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(0, &set);
+	if (sched_setaffinity(0, sizeof(set), &set))
+		die("sched_setaffinity");
+}
+
+/* "t:NNNN" then ":a" up to NAME_LEN bytes (498 colons in all). */
+static void colon_name(char *buf, int i)
+{
+	int len = snprintf(buf, NAME_LEN + 1, "t:%04d", i);
+
+	while (len + 2 <= NAME_LEN) {
+		buf[len++] = ':';
+		buf[len++] = 'a';
+	}
+	buf[len] = 0;
+}
+
+/* Give @pid @n colon names plus "app:x" (root, in writes of max_write). */
+static void tag_target(pid_t pid, int n)
+{
+	size_t cap = (size_t)pt_param("max_write"), len = 0;
+	char *buf = malloc(cap), name[NAME_LEN + 1];
+	int i, err;
+
+	if (!buf)
+		die("malloc");
+	for (i = 0; i <= n; i++) {
+		if (i < n)
+			colon_name(name, i);
+		if (i == n || len + NAME_LEN + 2 > cap) {
+			err = pt_write_len(pid, buf, len);
+			if (err) {
+				errno = err;
+				die("tagging the target");
+			}
+			len = 0;
+		}
+		if (i < n)
+			len += sprintf(buf + len, "+%s\n", name);
+	}
+	if (pt_write(pid, "+app:x\n"))
+		die("tagging the target with app:x");
+	free(buf);
+}
+
+/* The writer: unprivileged, sends max_write bytes in one write. */
+static void writer(pid_t target, int go)
+{
+	size_t max = (size_t)pt_param("max_write"), len;
+	char path[64], c, *buf = malloc(max);
+	int fd;
+
+	pin_cpu0();
+	if (!buf || drop_privileges(65534))
+		_exit(10);
+	len = (size_t)sprintf(buf, "+@app:x\n");
+	while (len + 3 <= max) {
+		memcpy(buf + len, "+@\n", 3);
+		len += 3;
+	}
+	pt_path(path, sizeof(path), target);
+	fd = open(path, O_WRONLY);
+	if (fd < 0 || read(go, &c, 1) != 1)
+		_exit(11);
+	if (write(fd, buf, len) < 0)
+		_exit(errno == EINTR ? 12 : 13);
+	_exit(14);	/* it completed: not expected within the test */
+}
+
+/* The ticker: on CPU 0 with the writer; records its longest gap. */
+static void ticker(volatile long long *gap, volatile int *stop)
+{
+	long long last = now_us(), t;
+
+	pin_cpu0();
+	while (!*stop) {
+		usleep(1000);
+		t = now_us();
+		if (t - last > *gap)
+			*gap = t - last;
+		last = t;
+	}
+	_exit(0);
+}
+
+int main(void)
+{
+	long max_tags = pt_param("max_tags");
+	struct {
+		long long gap;
+		int stop;
+	} *shared;
+	int go[2], st, lines;
+	pid_t target, w, tk;
+	long long t0, t1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
+		      MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (shared == MAP_FAILED || pipe(go))
+		die("setup");
+
+	target = pt_sleeper("target");
+	tag_target(target, (int)max_tags - 1);
+	lines = pt_lines(target);
+	ok(lines == max_tags,
+	   "setup: the target holds max_tags (%ld) tags of %d bytes (%d)",
+	   max_tags, NAME_LEN, lines);
+
+	/*
+	 * The writer's rights (one action right, and "others" to reach the
+	 * target) are set while it is stopped, before it drops privilege.
+	 */
+	w = tap_fork();
+	if (!w) {
+		close(go[1]);
+		raise(SIGSTOP);
+		writer(target, go[0]);
+	}
+	close(go[0]);
+	if (waitpid(w, &st, WUNTRACED) != w || !WIFSTOPPED(st))
+		die("writer did not stop");
+	if (pt_write(w, "+ptags:add\n+ptags:others\n"))
+		die("tagging the writer");
+	kill(w, SIGCONT);
+
+	tk = tap_fork();
+	if (!tk)
+		ticker(&shared->gap, &shared->stop);
+	usleep(100 * 1000);
+	shared->gap = 0;
+
+	if (write(go[1], "g", 1) != 1)
+		die("go");
+	usleep(KILL_AFTER_MS * 1000);
+	t0 = now_us();
+	kill(w, SIGKILL);
+	st = wait_exit(w);
+	t1 = now_us();
+	shared->stop = 1;
+	wait_exit(tk);
+
+	diag("the writer ended with status %d, %lld us after SIGKILL; the CPU it shared was unavailable for at most %lld us",
+	     st, t1 - t0, shared->gap);
+	ok(st == 128 + SIGKILL,
+	   "SPEC §3.4: the writer was still writing when killed (status %d)",
+	   st);
+	ok(t1 - t0 < KILL_LIMIT_MS * 1000,
+	   "SPEC §3.4: SIGKILL ends a max_write write of \"+@\" lines over max_tags colon-rich names within %d ms (%lld us)",
+	   KILL_LIMIT_MS, t1 - t0);
+	ok(shared->gap < GAP_LIMIT_MS * 1000,
+	   "SPEC §3.4: the long write yields: another process on its CPU waited at most %lld us (limit %d ms)",
+	   shared->gap, GAP_LIMIT_MS);
+
+	ok(pt_lines(target) == max_tags && pt_write(target, "?app:x\n") == 0 &&
+	   pt_write(target, "?@app:x\n") == ENOENT,
+	   "SPEC §3.4: the interrupted write changed nothing (app:x still without keep)");
+
+	pt_stop(target);
+	return tap_done();
+}
