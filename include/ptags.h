@@ -41,6 +41,7 @@ extern "C" {
 #define PTAGS_NAME_MAX			4000
 #define PTAGS_VALUE_MAX			32700
 #define PTAGS_DEFAULT_MAX_WRITE		(1 << 20)
+#define PTAGS_SUPER_MAGIC		0x70746167
 
 /* Library version: major * 10000 + minor * 100 + patch. */
 #define PTAGS_LIB_VERSION		10000
@@ -269,16 +270,28 @@ struct ptags_peer {
  * Pass PTAGS_PEER_REQUIRE_PEERPIDFD to refuse the fallback, and call this
  * right after accept(2) to keep the window small.
  *
+ * Which root: the one given to ptags_set_root(), else /proc/ptags; never
+ * $PTAGS_ROOT (whoever starts a daemon controls its environment).  The root
+ * must be a ptags file system (statfs) that resolves pids in the caller's
+ * pid namespace (its "self" names the caller's own pid; a root of another
+ * namespace where the caller happens to have the same pid number passes):
+ * a daemon in a container mounts its own instance and passes it to
+ * ptags_set_root().
+ *
+ * Liveness is checked with poll(2) on the pidfd, which needs no permission
+ * over the peer: a daemon of any user can check a client of any user.
+ *
  * What it does not prove: tags can change at any time after the check
  * (a manager may remove them); the peer may hand the connection to another
- * process afterwards; threads share the tags of their process.  The root
- * must resolve pids in the caller's pid namespace (the default does).
+ * process afterwards; threads share the tags of their process.
  *
  * Returns 0 and fills *@peer (if not NULL) and *@set (if not NULL; free it
  * with ptags_set_free()), or: -ESRCH the peer exited (or is not visible in
- * the caller's pid namespace), -EOPNOTSUPP SO_PEERPIDFD is missing and the
- * flag forbids the fallback, -ENOSYS no pidfd_open, -ENOTSOCK, -ENOTCONN,
- * -ENODEV no ptags root, -ENOMEM.
+ * the caller's pid namespace), -ENOTCONN @sock is not connected,
+ * -EOPNOTSUPP SO_PEERPIDFD is missing and the flag forbids the fallback,
+ * -ENOSYS no pidfd_open, -ENOTSOCK, -ENODEV the root is missing or not a
+ * ptags file system, -EXDEV the root resolves pids in another pid
+ * namespace, -ENOMEM.
  */
 int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 		    struct ptags_set **set);

@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 
 #include "internal.h"
 
@@ -27,9 +28,6 @@
 #endif
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
-#endif
-#ifndef SYS_pidfd_send_signal
-#define SYS_pidfd_send_signal 424
 #endif
 
 #define PARAMS_DIR "/sys/module/ptags/parameters"
@@ -564,12 +562,22 @@ long ptags_max_write(void)
 
 /* ---- peer checks ---- */
 
-/* 0 when the process of @pidfd has not exited, else -ESRCH. */
+/*
+ * 0 while the process of @pidfd runs, -ESRCH once it has exited.  poll()
+ * needs no permission over the process (pidfd_send_signal(0) does, which
+ * fails for a peer of another user).
+ */
 static int pidfd_alive(int pidfd)
 {
-	if (syscall(SYS_pidfd_send_signal, pidfd, 0, NULL, 0) == 0)
-		return 0;
-	return errno == ESRCH ? -ESRCH : -errno;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n && (p.revents & (POLLIN | POLLHUP)) ? -ESRCH : 0;
 }
 
 /* 1 when the other end of @sock is closed (POLLHUP). */
@@ -582,20 +590,79 @@ static int peer_hung_up(int sock)
 	return !!(p.revents & POLLHUP);
 }
 
+/*
+ * The root a peer check reads: the one the caller chose with
+ * ptags_set_root(), else /proc/ptags; never $PTAGS_ROOT, which whoever
+ * started the daemon controls.  Opened as a directory, checked to be a
+ * ptags file system that resolves pids in the caller's pid namespace (its
+ * "self" is the caller).  A descriptor, or -ENODEV (missing, or not
+ * ptags), -EXDEV (another pid namespace's), other negative errno.
+ */
+static int peer_root(void)
+{
+	const char *root = root_override ? root_override : PTAGS_DEFAULT_ROOT;
+	char link[32], me[32];
+	struct statfs sfs;
+	ssize_t n;
+	int fd;
+
+	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENODEV : -errno;
+	if (fstatfs(fd, &sfs) || sfs.f_type != PTAGS_SUPER_MAGIC) {
+		close(fd);
+		return -ENODEV;
+	}
+	n = readlinkat(fd, "self", link, sizeof(link) - 1);
+	if (n < 0 || n >= (ssize_t)sizeof(link) - 1) {
+		close(fd);
+		return -EXDEV;	/* the caller has no pid there */
+	}
+	link[n] = 0;
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	if (strcmp(link, me)) {
+		close(fd);
+		return -EXDEV;
+	}
+	return fd;
+}
+
+/* The tags of @pid under the root @dirfd. */
+static int read_at(int dirfd, pid_t pid, struct ptags_set **set)
+{
+	char name[32];
+	size_t len = 0;
+	char *buf = NULL;
+	int fd, err;
+
+	*set = NULL;
+	snprintf(name, sizeof(name), "%d", (int)pid);
+	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	err = read_all(fd, &buf, &len);
+	close(fd);
+	if (!err)
+		err = ptags_parse(buf, len, set);
+	free(buf);
+	return err;
+}
+
 int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 		    struct ptags_set **setp)
 {
 	struct ptags_set *set = NULL;
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
-	int pidfd = -1, method, err;
+	int pidfd = -1, rootfd, method, err;
 
 	if (setp)
 		*setp = NULL;
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return -errno;
 	if (cred.pid <= 0)
-		return -ESRCH;	/* not connected, or not in our pid namespace */
+		/* no peer, or one not visible in our pid namespace */
+		return cred.uid == (uid_t)-1 ? -ENOTCONN : -ESRCH;
 
 	len = sizeof(pidfd);
 	if (!getsockopt(sock, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len)) {
@@ -622,7 +689,15 @@ int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 		return errno == EINVAL || errno == ESRCH ? -ESRCH : -errno;
 	}
 
-	err = ptags_read(cred.pid, &set);
+	/* A peer already gone is -ESRCH whatever else is wrong. */
+	err = pidfd_alive(pidfd);
+	rootfd = err ? err : peer_root();
+	if (rootfd < 0) {
+		close(pidfd);
+		return rootfd;
+	}
+	err = read_at(rootfd, cred.pid, &set);
+	close(rootfd);
 	/* After the read: the pidfd's process still runs, so the pid was its. */
 	if (!err)
 		err = pidfd_alive(pidfd);

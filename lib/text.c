@@ -30,6 +30,8 @@ const char *ptags_strerror(int err)
 		return "out of memory";
 	case ENODEV:
 		return "ptags is not available";
+	case EXDEV:
+		return "the ptags root belongs to another pid namespace";
 	case EOPNOTSUPP:
 		return "not supported by this kernel";
 	case ENOSYS:
@@ -115,6 +117,10 @@ int ptags_explain(char *buf, size_t size, int err, enum ptags_op op,
 				ptags_root());
 	case EOPNOTSUPP:
 		return snprintf(buf, size, "SO_PEERPIDFD needs Linux 6.5 or later");
+	case EXDEV:
+		return snprintf(buf, size,
+				"%s resolves pids in another pid namespace: mount a ptags instance in this one (mount -t ptags ptags DIR) and use it",
+				ptags_root());
 	default:
 		return snprintf(buf, size, "%s", "");
 	}
