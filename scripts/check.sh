@@ -40,6 +40,20 @@ count() {
 	echo "check: $stage: $ok passed, $notok failed (exit $rc)" >&2
 }
 
+# The contract lives in the repository (docs/SPEC.md); where the shared
+# original sits beside the checkout (../shared/SPEC.md), the copy must be
+# identical.  A user's clone has no ../shared: the check says it skipped.
+{
+	if [ ! -f ../shared/SPEC.md ]; then
+		echo "ok - docs/SPEC.md is ../shared/SPEC.md # SKIP no ../shared/SPEC.md beside this checkout"
+	elif cmp -s docs/SPEC.md ../shared/SPEC.md; then
+		echo "ok - docs/SPEC.md is ../shared/SPEC.md"
+	else
+		echo "not ok - docs/SPEC.md differs from ../shared/SPEC.md (copy it: cp ../shared/SPEC.md docs/)"
+	fi
+} | tee "$BUILD/spec.tap"
+count spec 0 "$BUILD/spec.tap"
+
 # Unit tests: the whole output is the TAP stream (make's chatter never
 # starts with "ok").
 if [ -f tests/unit/Makefile ]; then
