@@ -8,6 +8,7 @@
 #   make unit            host unit tests of the engine only (also under ASan/UBSan)
 #   make lib tools       libptags (lib/) and the ptags command + examples (STATIC=1: static)
 #   make libtest         host tests of libptags against a fake root (also under ASan/UBSan)
+#   make clitest         host tests of the ptags command line against a fake root
 #   make guest           in-guest suite only
 #   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
 #   make fuzz            libFuzzer targets of the engine vs a SPEC model, FUZZ_SECONDS each (60)
@@ -48,6 +49,9 @@ tools: lib
 
 libtest:
 	$(MAKE) -C tests/lib BUILD=$(BUILD)/libtest
+
+clitest: tools
+	tests/cli/run.sh
 
 guest:
 	scripts/guest-test.sh
@@ -99,5 +103,5 @@ clean:
 	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
-.PHONY: all module module-clean unit lib tools libtest guest run bench fuzz check-debug check style clean \
+.PHONY: all module module-clean unit lib tools libtest clitest guest run bench fuzz check-debug check style clean \
 	matrix e2e deb dkms-install dkms-remove

@@ -139,6 +139,15 @@ int ptags_value_valid(const char *value, const char **why);
 /* A name or a "PREFIX:*" pattern. */
 int ptags_pattern_valid(const char *pattern, const char **why);
 
+/*
+ * ptags_line_valid() - 0 when the @len bytes at @line (without its "\n")
+ * form a valid line of the write protocol (the empty line, "#..." and the
+ * lines of SPEC §3.4's table), else -EINVAL and a reason in *@why (when
+ * @why is not NULL).  Whether the line is allowed is for the kernel to
+ * say.  Since version PTAGS_2.
+ */
+int ptags_line_valid(const char *line, size_t len, const char **why);
+
 /* ------------------------------------------------------------------ */
 /* Transactions (SPEC §3.4)                                           */
 

@@ -79,7 +79,7 @@ int ptags_explain(char *buf, size_t size, int err, enum ptags_op op,
 		}
 		if (!right || !name || strchr(name, '*'))
 			return snprintf(buf, size,
-					"the writer needs ptags:P:add, :sub or :set for each tag%s, or CAP_MAC_ADMIN (SPEC §5)",
+					"the writer needs ptags:P:add, :sub or :set for each tag%s, or CAP_MAC_ADMIN",
 					other ? " and ptags:P:others" : "");
 		right_prefix(name, p, sizeof(p));
 		if (other)
@@ -104,7 +104,7 @@ int ptags_explain(char *buf, size_t size, int err, enum ptags_op op,
 		return snprintf(buf, size, "the process does not exist or has exited");
 	case EINVAL:
 		return snprintf(buf, size,
-				"names are 1-4000 bytes of UTF-8 without control characters, '=' or '*', not beginning with '@' nor ending with ':'; values at most 32700 bytes (SPEC §4)");
+				"names are 1-4000 bytes of UTF-8 without control characters, '=' or '*', not beginning with '@' nor ending with ':'; values at most 32700 bytes");
 	case ECANCELED:
 		return snprintf(buf, size,
 				"the process would exceed max_tags or max_bytes (/sys/module/ptags/parameters); nothing changed");

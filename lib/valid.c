@@ -70,9 +70,9 @@ static int check_chars(const char *s, size_t len, const char **why)
 	size_t i;
 
 	if (!len)
-		return invalid(why, "empty");
+		return invalid(why, "is empty");
 	if (len > PTAGS_NAME_MAX)
-		return invalid(why, "longer than 4000 bytes");
+		return invalid(why, "is longer than 4000 bytes");
 	for (i = 0; i < len; i++) {
 		unsigned char c = s[i];
 
@@ -103,7 +103,7 @@ int ptags_name_valid(const char *name, const char **why)
 	int err;
 
 	if (!name)
-		return invalid(why, "missing");
+		return invalid(why, "is missing");
 	len = strlen(name);
 	err = check_chars(name, len, why);
 	if (err)
@@ -122,10 +122,10 @@ int ptags_value_valid(const char *value, const char **why)
 	size_t len, i;
 
 	if (!value)
-		return invalid(why, "missing");
+		return invalid(why, "is missing");
 	len = strlen(value);
 	if (len > PTAGS_VALUE_MAX)
-		return invalid(why, "longer than 32700 bytes");
+		return invalid(why, "is longer than 32700 bytes");
 	for (i = 0; i < len; i++) {
 		unsigned char c = value[i];
 
@@ -148,7 +148,7 @@ int ptags_pattern_valid(const char *pattern, const char **why)
 	size_t len;
 
 	if (!pattern)
-		return invalid(why, "missing");
+		return invalid(why, "is missing");
 	len = strlen(pattern);
 	if (is_glob(pattern, len))
 		return check_chars(pattern, len - 1, why);
@@ -163,7 +163,7 @@ int ptags_query_valid(const char *query, const char **why)
 	int err;
 
 	if (!query)
-		return invalid(why, "missing");
+		return invalid(why, "is missing");
 	eq = strchr(query, '=');
 	if (!eq)
 		return ptags_pattern_valid(query, why);
@@ -178,6 +178,60 @@ int ptags_query_valid(const char *query, const char **why)
 		return -ENOMEM;
 	err = ptags_name_valid(name, why);
 	free(name);
+	return err;
+}
+
+int ptags_line_valid(const char *line, size_t len, const char **why)
+{
+	const char *rest;
+	size_t rlen, eq;
+	char *copy;
+	bool keep = false;
+	int err;
+	char op;
+
+	if (!ptags_utf8_valid((const unsigned char *)line, len))
+		return invalid(why, "is not valid UTF-8");
+	if (!len || line[0] == '#')
+		return 0;
+	if (memchr(line, '\n', len) || memchr(line, 0, len))
+		return invalid(why, "contains a newline or a NUL byte");
+	op = line[0];
+	rest = line + 1;
+	rlen = len - 1;
+	if (op != '+' && op != '-' && op != '!' && op != '?')
+		return invalid(why, "does not start with +, -, !, ? or #");
+	if (op != '!' && rlen && rest[0] == '@') {
+		keep = true;
+		rest++;
+		rlen--;
+	}
+	if (!rlen) {
+		if (op == '+' && !keep)
+			return invalid(why, "adds nothing: + needs a name");
+		if (op == '!')
+			return invalid(why, "sets nothing: ! needs a name");
+		return 0;
+	}
+	copy = strndup(rest, rlen);
+	if (!copy)
+		return -ENOMEM;
+	if (op == '!') {
+		eq = strcspn(copy, "=");
+		if (copy[eq]) {
+			copy[eq] = 0;
+			err = ptags_value_valid(copy + eq + 1, why);
+			if (!err)
+				err = ptags_name_valid(copy, why);
+		} else {
+			err = ptags_name_valid(copy, why);
+		}
+	} else if (op == '+' && !keep && is_glob(copy, rlen)) {
+		err = invalid(why, "adds a pattern: + needs a name (+@PREFIX:* sets keep flags)");
+	} else {
+		err = ptags_pattern_valid(copy, why);
+	}
+	free(copy);
 	return err;
 }
 

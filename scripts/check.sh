@@ -76,6 +76,14 @@ if [ -f tests/lib/Makefile ]; then
 	count libtest "$rc" "$BUILD/libtest.tap"
 fi
 
+# Host tests of the ptags command line (a fake root; no module needed).
+if [ -x tests/cli/run.sh ]; then
+	rc=0
+	{ make --no-print-directory tools >"$BUILD/cli-build.log" 2>&1 &&
+		tests/cli/run.sh; } 2>&1 | tee "$BUILD/cli.tap" || rc=$?
+	count cli "$rc" "$BUILD/cli.tap"
+fi
+
 # Guest suite: results.tap has the guest's TAP and the host-side checks.
 rc=0
 rm -f "$BUILD/guest/results.tap"

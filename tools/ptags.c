@@ -34,7 +34,7 @@ static int json;
 
 static const char usage_text[] =
 "Usage: ptags [--json] [--root DIR] [PID...]\n"
-"       ptags [--root DIR] COMMAND ...\n"
+"       ptags [--root DIR] COMMAND ...   (options may also follow; -- ends them)\n"
 "\n"
 "Show the tags of each PID; without PID, those of the parent process (the\n"
 "shell that ran ptags: ptags itself was just exec'ed and keeps only kept tags).\n"
@@ -46,9 +46,11 @@ static const char usage_text[] =
 "  unset PID NAME...               remove the value of tags\n"
 "  keep PID NAME|PREFIX:*|--all... set the keep flag (the tag survives execve)\n"
 "  unkeep PID NAME|PREFIX:*|--all... clear the keep flag\n"
-"  has PID NAME|PREFIX:*|NAME=VALUE  exit 0 if PID has a matching tag, 1 if not\n"
+"                                  (a NAME may be written @NAME, as shown)\n"
+"  has PID [@]NAME|PREFIX:*|NAME=VALUE  exit 0 if PID has a matching tag\n"
+"                                  (@: with the keep flag), 1 if not\n"
 "  apply PID [FILE]                send FILE (default: standard input) as one\n"
-"                                  transaction of SPEC protocol lines\n"
+"                                  transaction of protocol lines (ptags(1))\n"
 "  ps [NAME|PREFIX:*|NAME=VALUE]   tagged processes: pid, command, matching tags\n"
 "  exec [--tag NAME[=VALUE]]... -- CMD [ARG...]\n"
 "                                  add kept tags to itself, then execute CMD\n"
@@ -100,6 +102,41 @@ static int exit_code(int err)
 	}
 }
 
+/*
+ * After EPERM: rights that ptags's parent (the shell) holds without the
+ * keep flag were removed when ptags was executed (SPEC §9), so ptags never
+ * had them.  Say so, since the shell's own tags show them.
+ */
+static void hint_unkept_rights(void)
+{
+	struct ptags_set *parent, *self;
+	pid_t ppid = getppid();
+	size_t i;
+	int shown = 0;
+
+	if (ptags_read(ppid, &parent))
+		return;
+	if (ptags_read(0, &self)) {
+		ptags_set_free(parent);
+		return;
+	}
+	for (i = 0; i < ptags_set_count(parent); i++) {
+		const struct ptags_tag *t = ptags_set_tag(parent, i);
+
+		if (t->keep || strncmp(t->name, "ptags:", 6) ||
+		    ptags_set_find(self, t->name))
+			continue;
+		if (!shown++)
+			fprintf(stderr, "ptags: note: its parent (pid %d) holds",
+				(int)ppid);
+		fprintf(stderr, "%s %s", shown > 1 ? "," : "", t->name);
+	}
+	if (shown)
+		fprintf(stderr, " without the keep flag: a tag without it is removed at execve, so ptags itself does not hold it; grant it kept (+@NAME) to use it from commands\n");
+	ptags_set_free(parent);
+	ptags_set_free(self);
+}
+
 /* "ptags: cannot WHAT: MESSAGE (EXPLANATION)"; returns the exit code. */
 static int __attribute__((format(printf, 5, 6)))
 report(int err, enum ptags_op op, const char *name, pid_t pid,
@@ -118,21 +155,29 @@ report(int err, enum ptags_op op, const char *name, pid_t pid,
 	if (*why)
 		fprintf(stderr, " (%s)", why);
 	fputc('\n', stderr);
+	if (err == -EPERM && op != PTAGS_OP_READ)
+		hint_unkept_rights();
 	return exit_code(err);
 }
 
+/* "self", or a pid as the kernel prints it: digits, no sign, no leading 0. */
 static int parse_pid(const char *s, pid_t *pid)
 {
-	char *end;
-	long v;
+	long long v = 0;
+	size_t i;
 
 	if (!strcmp(s, "self")) {
 		*pid = 0;
 		return 0;
 	}
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v <= 0 || v > 0x7fffffff)
+	if (s[0] < '1' || s[0] > '9' || strlen(s) > 10)
+		return -1;
+	for (i = 0; s[i]; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	if (v > 0x7fffffff)
 		return -1;
 	*pid = (pid_t)v;
 	return 0;
@@ -234,7 +279,7 @@ static int check_name(const char *s, int pattern_ok)
 	const char *why = "";
 
 	if (pattern_ok ? ptags_pattern_valid(s, &why) : ptags_name_valid(s, &why)) {
-		fprintf(stderr, "ptags: invalid tag %s '%s': %s (SPEC §4)\n",
+		fprintf(stderr, "ptags: invalid tag %s '%s': it %s\n",
 			pattern_ok ? "name or pattern" : "name", s, why);
 		return EX_INVALID;
 	}
@@ -251,7 +296,7 @@ static int check_value(const char *name, const char *v)
 		return EX_INVALID;
 	}
 	if (ptags_value_valid(v, &why)) {
-		fprintf(stderr, "ptags: invalid value for '%s': %s (SPEC §4.2)\n",
+		fprintf(stderr, "ptags: invalid value for '%s': it %s\n",
 			name, why);
 		return EX_INVALID;
 	}
@@ -294,6 +339,9 @@ static int build_arg(const struct change *c, struct ptags_txn *txn, char *arg)
 	char *eq, *name = arg;
 	int keep = 0, rc;
 
+	/* "@NAME" as "ptags PID" prints it: the flag is the command's to set. */
+	if (c->op != PTAGS_OP_ADD && *name == '@')
+		name++;
 	if (c->all_ok && (!strcmp(arg, "--all") || !strcmp(arg, "-a"))) {
 		if (c->op == PTAGS_OP_REMOVE)
 			return ptags_txn_remove_all(txn) ? EX_OTHER : 0;
@@ -400,15 +448,35 @@ static int check_query(const char *q)
 	const char *why = "";
 
 	if (ptags_query_valid(q, &why)) {
-		fprintf(stderr, "ptags: invalid query '%s': %s (NAME, PREFIX:* or NAME=VALUE; SPEC §4)\n",
+		fprintf(stderr, "ptags: invalid query '%s': it %s (a query is NAME, PREFIX:* or NAME=VALUE)\n",
 			q, why);
 		return EX_INVALID;
 	}
 	return 0;
 }
 
+/* Does @pid hold a kept tag matching @query?  1, 0 or a negative errno. */
+static int has_kept(pid_t pid, const char *query)
+{
+	struct ptags_set *set;
+	size_t i;
+	int r;
+
+	r = ptags_read(pid, &set);
+	if (r)
+		return r;
+	for (i = 0; i < ptags_set_count(set) && r != 1; i++) {
+		const struct ptags_tag *t = ptags_set_tag(set, i);
+
+		r = t->keep && ptags_match(query, t->name, t->value) == 1;
+	}
+	ptags_set_free(set);
+	return r;
+}
+
 static int cmd_has(int argc, char **argv)
 {
+	const char *query;
 	pid_t pid;
 	int r;
 
@@ -416,10 +484,11 @@ static int cmd_has(int argc, char **argv)
 		return usage_error("has takes a PID and one NAME, PREFIX:* or NAME=VALUE");
 	if (parse_pid(argv[0], &pid))
 		return usage_error("not a process id: '%s'", argv[0]);
-	r = check_query(argv[1]);
+	query = argv[1] + (argv[1][0] == '@');
+	r = check_query(query);
 	if (r)
 		return r;
-	r = ptags_has(pid, argv[1]);
+	r = argv[1][0] == '@' ? has_kept(pid, query) : ptags_has(pid, query);
 	if (r == 1)
 		return EX_OK;
 	if (r == 0)
@@ -430,11 +499,81 @@ static int cmd_has(int argc, char **argv)
 
 /* ---- apply ---- */
 
+/* Offsets of the lines of @buf (@len bytes, ending with a newline). */
+static size_t *line_starts(const char *buf, size_t len, size_t *n)
+{
+	size_t i, k = 0, *v;
+
+	*n = 0;
+	for (i = 0; i < len; i++)
+		*n += buf[i] == '\n';
+	v = malloc((*n + 1) * sizeof(*v));
+	if (!v)
+		return NULL;
+	v[k++] = 0;
+	for (i = 0; i + 1 < len; i++)
+		if (buf[i] == '\n')
+			v[k++] = i + 1;
+	v[*n] = len;
+	return v;
+}
+
+/*
+ * Which line of @buf made the kernel refuse it with @err (1-based; 0 when
+ * unknown)?  An invalid line is found here; for other errors the lines are
+ * sent again, each time followed by the invalid line "x" so that nothing
+ * can change: the shortest prefix that fails with @err ends with the line.
+ */
+static size_t failing_line(pid_t pid, const char *buf, size_t len, int err,
+			   const char **why)
+{
+	size_t n, i, lo = 1, hi, *start = line_starts(buf, len, &n);
+	char *probe;
+	int r;
+
+	*why = NULL;
+	if (!start)
+		return 0;
+	for (i = 0; i < n; i++) {
+		if (ptags_line_valid(buf + start[i], start[i + 1] - start[i] - 1,
+				     why)) {
+			free(start);
+			return i + 1;
+		}
+	}
+	*why = NULL;
+	probe = err == -EINVAL ? NULL : malloc(len + 2);
+	if (!probe) {
+		free(start);
+		return 0;
+	}
+	hi = n;		/* the whole text fails with @err */
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		memcpy(probe, buf, start[mid]);
+		memcpy(probe + start[mid], "x\n", 2);
+		r = ptags_write_text(pid, probe, start[mid] + 2);
+		if (r == err) {
+			hi = mid;
+		} else if (r == -EINVAL) {
+			lo = mid + 1;
+		} else {
+			lo = hi = 0;	/* something else changed: unknown */
+			break;
+		}
+	}
+	free(probe);
+	free(start);
+	return lo;
+}
+
 static int cmd_apply(int argc, char **argv)
 {
 	const char *file = argc > 1 ? argv[1] : "-";
 	const char *what = strcmp(file, "-") ? file : "standard input";
-	size_t len = 0, cap;
+	const char *why;
+	size_t len = 0, cap, line;
 	long max;
 	ssize_t n;
 	char *buf;
@@ -471,21 +610,40 @@ static int cmd_apply(int argc, char **argv)
 	if (fd)
 		close(fd);
 	if (len > (size_t)max) {
-		fprintf(stderr, "ptags: cannot apply %s to %s: larger than max_write (%ld bytes): a transaction is one write (SPEC §3.4); nothing was written\n",
+		fprintf(stderr, "ptags: cannot apply %s to %s: larger than max_write (%ld bytes): a transaction is one write; nothing was written\n",
 			what, pid_str(pid), max);
 		free(buf);
 		return EX_LIMIT;
 	}
 	if (len && buf[len - 1] != '\n') {
-		fprintf(stderr, "ptags: cannot apply %s to %s: the last line does not end with a newline (SPEC §3.4); nothing was written\n",
+		fprintf(stderr, "ptags: cannot apply %s to %s: the last line does not end with a newline; nothing was written\n",
 			what, pid_str(pid));
 		free(buf);
 		return EX_INVALID;
 	}
-	err = ptags_write_text(pid, buf, len);
-	free(buf);
-	if (!err)
+	/* An invalid line is refused here, before anything is written. */
+	line = failing_line(0, buf, len, -EINVAL, &why);
+	err = line ? -EINVAL : ptags_write_text(pid, buf, len);
+	if (!err) {
+		free(buf);
 		return EX_OK;
+	}
+	if (!line && err != -E2BIG && err != -ESRCH && err != -ENODEV)
+		line = failing_line(pid, buf, len, err, &why);
+	if (line) {
+		const char *l = buf;
+		size_t k;
+
+		for (k = 1; k < line; k++)
+			l = memchr(l, '\n', buf + len - l) + 1;
+		err = report(err, PTAGS_OP_WRITE, NULL, pid,
+			     "apply %s to %s: line %zu '%.*s'%s%s", what,
+			     pid_str(pid), line, (int)strcspn(l, "\n"), l,
+			     why ? " " : "", why ? why : "");
+		free(buf);
+		return err;
+	}
+	free(buf);
 	return report(err, PTAGS_OP_WRITE, NULL, pid, "apply %s to %s", what,
 		      pid_str(pid));
 }
@@ -636,67 +794,122 @@ static int cmd_exec(int argc, char **argv)
 	return err == ENOENT ? 127 : 126;
 }
 
+/* One line of usage per command, for "ptags COMMAND --help". */
+static const struct {
+	const char *cmd, *text;
+} command_usage[] = {
+	{ "add", "add PID [@]NAME[=VALUE]...\n  Add tags (@: keep flag, the tag survives execve; =VALUE: set a value).\n" },
+	{ "rm", "rm PID [@]NAME|PREFIX:*|--all...\n  Remove tags.\n" },
+	{ "set", "set PID [@]NAME=VALUE...\n  Set the value of existing tags.\n" },
+	{ "unset", "unset PID [@]NAME...\n  Remove the value of tags.\n" },
+	{ "keep", "keep PID [@]NAME|PREFIX:*|--all...\n  Set the keep flag (the tag survives execve).\n" },
+	{ "unkeep", "unkeep PID [@]NAME|PREFIX:*|--all...\n  Clear the keep flag.\n" },
+	{ "has", "has PID [@]NAME|PREFIX:*|NAME=VALUE\n  Exit 0 if PID has a matching tag (with @: a kept one), 1 if not.\n" },
+	{ "apply", "apply PID [FILE]\n  Send FILE (default or -: standard input) as one transaction of\n  protocol lines; on failure, name the line that failed.\n" },
+	{ "ps", "ps [NAME|PREFIX:*|NAME=VALUE]\n  Tagged processes: pid, command, matching tags (--json: as JSON).\n" },
+	{ "exec", "exec [--tag NAME[=VALUE]]... -- CMD [ARG...]\n  Add kept tags to itself, then execute CMD (which also inherits every\n  kept tag ptags holds, permission tags included: see ptags(1)).\n" },
+};
+
+static const char *usage_of(const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; cmd && i < sizeof(command_usage) / sizeof(command_usage[0]); i++)
+		if (!strcmp(cmd, command_usage[i].cmd))
+			return command_usage[i].text;
+	return NULL;
+}
+
+/* Arguments of @cmd that begin with '-' and are not options of ptags. */
+static int command_arg(const char *cmd, const char *arg)
+{
+	if (!cmd)
+		return 0;
+	if (!strcmp(arg, "--all") || !strcmp(arg, "-a"))
+		return !strcmp(cmd, "rm") || !strcmp(cmd, "keep") ||
+		       !strcmp(cmd, "unkeep");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
-	const char *cmd;
-	size_t i;
-	int a = 1;
+	char **pos = calloc(argc + 1, sizeof(*pos));
+	const char *cmd = NULL, *text;
+	int i, npos = 0, help = 0, exec_args = 0;
+	size_t k;
 
-	while (a < argc && argv[a][0] == '-' && argv[a][1]) {
-		const char *o = argv[a];
+	if (!pos)
+		return EX_OTHER;
+	/*
+	 * Options may come anywhere, before or after the command and its
+	 * arguments; "--" ends them (tag names may begin with '-').  What
+	 * follows "exec" is exec's own.
+	 */
+	for (i = 1; i < argc; i++) {
+		const char *o = argv[i];
 
-		if (!strcmp(o, "--")) {
-			a++;
-			break;
+		if (cmd && !strcmp(cmd, "exec")) {
+			if (!strcmp(o, "--"))
+				exec_args = 1;
+			if (!exec_args && (!strcmp(o, "-h") || !strcmp(o, "--help")))
+				help = 1;
+			else
+				pos[npos++] = argv[i];
+		} else if (!strcmp(o, "--")) {
+			while (++i < argc)
+				pos[npos++] = argv[i];
+		} else if (o[0] != '-' || !o[1] || command_arg(cmd, o)) {
+			if (!npos && usage_of(o))
+				cmd = o;
+			pos[npos++] = argv[i];
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
-			fputs(usage_text, stdout);
-			return EX_OK;
+			help = 1;
 		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
 			printf("ptags 1.0.0 (libptags, interface %d)\n",
 			       PTAGS_INTERFACE_VERSION);
 			return EX_OK;
 		} else if (!strcmp(o, "--json") || !strcmp(o, "-j")) {
 			json = 1;
-		} else if (!strcmp(o, "--root") && a + 1 < argc) {
-			if (ptags_set_root(argv[++a]))
-				return EX_OTHER;
-		} else if (!strncmp(o, "--root=", 7)) {
-			if (ptags_set_root(o + 7))
+		} else if (!strcmp(o, "--root") || !strncmp(o, "--root=", 7)) {
+			const char *dir = o[6] ? o + 7 : (i + 1 < argc ? argv[++i] : NULL);
+
+			if (!dir || !*dir)
+				return usage_error("--root needs a directory");
+			if (ptags_set_root(dir))
 				return EX_OTHER;
 		} else {
 			return usage_error("unknown option '%s'", o);
 		}
-		a++;
 	}
-	argc -= a;
-	argv += a;
-	if (!argc)
-		return cmd_show(0, argv);
-	cmd = argv[0];
-	/* --json may also follow the listing commands. */
-	if (!strcmp(cmd, "ps") || !parse_pid(cmd, &(pid_t){ 0 })) {
-		int n = 0, k;
+	if (help) {
+		text = usage_of(cmd);
+		if (text)
+			printf("Usage: ptags %s", text);
+		else
+			fputs(usage_text, stdout);
+		return EX_OK;
+	}
+	if (!npos)
+		return cmd_show(0, pos);
+	if (!cmd) {
+		pid_t pid;
 
-		for (k = 0; k < argc; k++) {
-			if (!strcmp(argv[k], "--json") || !strcmp(argv[k], "-j"))
-				json = 1;
-			else
-				argv[n++] = argv[k];
-		}
-		argc = n;
+		for (i = 0; i < npos; i++)
+			if (parse_pid(pos[i], &pid))
+				return usage_error("unknown command or process id '%s'",
+						   pos[i]);
+		return cmd_show(npos, pos);
 	}
 	if (!strcmp(cmd, "ps"))
-		return cmd_ps(argc - 1, argv + 1);
+		return cmd_ps(npos - 1, pos + 1);
 	if (!strcmp(cmd, "has"))
-		return cmd_has(argc - 1, argv + 1);
+		return cmd_has(npos - 1, pos + 1);
 	if (!strcmp(cmd, "apply"))
-		return cmd_apply(argc - 1, argv + 1);
+		return cmd_apply(npos - 1, pos + 1);
 	if (!strcmp(cmd, "exec"))
-		return cmd_exec(argc - 1, argv + 1);
-	for (i = 0; i < sizeof(changes) / sizeof(changes[0]); i++)
-		if (!strcmp(cmd, changes[i].cmd))
-			return cmd_change(&changes[i], argc - 1, argv + 1);
-	if (!parse_pid(cmd, &(pid_t){ 0 }))
-		return cmd_show(argc, argv);
-	return usage_error("unknown command or process id '%s'", cmd);
+		return cmd_exec(npos - 1, pos + 1);
+	for (k = 0; k < sizeof(changes) / sizeof(changes[0]); k++)
+		if (!strcmp(cmd, changes[k].cmd))
+			return cmd_change(&changes[k], npos - 1, pos + 1);
+	return usage_error("unknown command '%s'", cmd);
 }

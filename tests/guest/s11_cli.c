@@ -330,7 +330,7 @@ static void test_change(void)
 
 	/* Malformed input: clear errors, nothing changes. */
 	r = run("add", num(a), "C", "bad*name");
-	ok(r == 5 && strstr(err, "invalid tag name 'bad*name': contains '*'") && pt_is(a, "A\nB\n"),
+	ok(r == 5 && strstr(err, "invalid tag name 'bad*name': it contains '*'") && pt_is(a, "A\nB\n"),
 	   "bad name: exit 5, message, nothing added (not even C)");
 	ok(run("add", num(a), "x:") == 5 && run("add", num(a), "@@x") == 5 &&
 	   run("add", num(a), "ptags:foo") == 5 && pt_is(a, "A\nB\n"), "more bad names: exit 5");
@@ -416,6 +416,50 @@ static void test_has_apply(void)
 	if (!pt_write_file("/tmp/s11.txn", "-S:x\n"))
 		ok(run("apply", num(a), "/tmp/s11.txn") == 0 && pt_is(a, "MGR:ID=abc\n"),
 		   "apply FILE");
+
+	/* The line the module refused, found without changing anything. */
+	unpriv = true;
+	input = "# a comment\n?MGR:ID\n\n+S:new\n?MGR:*\n";
+	r = run("apply", num(a));
+	ok(r == 3 && strstr(err, "line 4 '+S:new'") && pt_is(a, "MGR:ID=abc\n"),
+	   "apply refused by the module names the line (EPERM at line 4): %d", r);
+	input = "?MGR:ID\n?nothing\n+S:new\n";
+	r = run("apply", num(a));
+	ok(r == 6 && strstr(err, "line 2 '?nothing'") && pt_is(a, "MGR:ID=abc\n"),
+	   "apply refused by the module names the line (ENOENT at line 2): %d", r);
+	unpriv = false;
+	input = NULL;
+	pt_stop(a);
+}
+
+/* The shell holds a right without the keep flag: ptags says why it fails. */
+static void test_unkept_rights(void)
+{
+	pid_t a = pt_sleeper("target");
+	int st, p[2];
+	pid_t shell;
+	char c;
+
+	if (pipe(p))
+		die("pipe");
+	shell = tap_fork();
+	if (!shell) {
+		/* the "shell": tagged by root, then unprivileged, runs ptags */
+		close(p[1]);
+		if (read(p[0], &c, 1) != 1)
+			_exit(100);
+		unpriv = true;
+		_exit(run("add", num(a), "app:x") == 3 &&
+		      strstr(err, "holds ptags:app:add, ptags:app:others without the keep flag") ?
+		      0 : 1);
+	}
+	close(p[0]);
+	if (pt_write(shell, "+ptags:app:add\n+ptags:app:others\n") ||
+	    write(p[1], "g", 1) != 1)
+		die("tagging the shell");
+	close(p[1]);
+	st = wait_exit(shell);
+	ok(st == 0, "EPERM from rights not kept across the exec of ptags: the message says so (%d)", st);
 	pt_stop(a);
 }
 
@@ -554,6 +598,7 @@ int main(void)
 	test_show();
 	test_change();
 	test_has_apply();
+	test_unkept_rights();
 	test_ps();
 	test_exec();
 	test_daemon();

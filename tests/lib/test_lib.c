@@ -483,6 +483,43 @@ static void test_peer(void)
 	unlink(addr.sun_path);
 }
 
+/* ptags_line_valid(): the lines of SPEC §3.4's table, and what is not one. */
+static void test_lines(void)
+{
+	static const char *const good[] = {
+		"", "# any \t text", "+a", "+@a", "+@S:*", "+@", "-a", "-@a",
+		"-S:*", "-@S:*", "-", "-@", "!a=v", "!a=", "!a", "!a=x=y*",
+		"?a", "?S:*", "?", "?@", "?@a", "+ptags:S:add",
+	};
+	static const char *const bad[] = {
+		"+", "+S:*", "+a=v", "+@a=v", "x", " +a", "!", "!=v", "!S:*",
+		"?a=v", "+a*", "-a:", "+ptags:myadd", "+\xc0\xaf", "@a",
+		"!a=\x01", "#\xff",
+	};
+	const char *why;
+	size_t i;
+	bool good_ok = true, bad_ok = true;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		if (ptags_line_valid(good[i], strlen(good[i]), &why)) {
+			printf("# '%s' refused: %s\n", good[i], why);
+			good_ok = false;
+		}
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		why = NULL;
+		if (ptags_line_valid(bad[i], strlen(bad[i]), &why) != -EINVAL ||
+		    !why) {
+			printf("# '%s' accepted\n", bad[i]);
+			bad_ok = false;
+		}
+	}
+	ok(good_ok, "line_valid accepts every line form of the protocol");
+	ok(bad_ok, "line_valid refuses malformed lines, with a reason");
+	ok(ptags_line_valid("+a\nb", 4, NULL) == -EINVAL,
+	   "line_valid refuses a newline inside a line");
+}
+
 int main(void)
 {
 	char cmd[600];
@@ -493,6 +530,7 @@ int main(void)
 	setenv("PTAGS_ROOT", root, 1);
 	test_names();
 	test_values_patterns();
+	test_lines();
 	test_match();
 	test_parse();
 	test_root_read();
