@@ -17,7 +17,10 @@
 #   make matrix          the in-guest suite on every kernel of tests/qemu/kernels.list,
 #                        each built and installed through DKMS; prints a table
 #   make e2e             Debian 12 in QEMU: dpkg -i ptags-dkms, modprobe, reboot, modprobe
-#   make deb             the ptags-dkms package (build/deb/ptags-dkms_VERSION_all.deb)
+#   make install         libptags, its header and pkg-config file, the ptags command
+#                        and its man page (PREFIX=/usr/local, DESTDIR)
+#   make deb             the four Debian packages (ptags-dkms, libptags1, libptags-dev,
+#                        ptags) under build/deb
 #   make dkms-install    copy the sources to /usr/src/ptags-VERSION, dkms add + install
 #                        (the running kernel, or KVER=... on the command line)
 #   make dkms-remove     dkms remove --all, and the sources from /usr/src
@@ -27,6 +30,8 @@ KVER ?= $(shell scripts/kernel.sh abi)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build
 DKMS_VER := $(shell sed -n 's/^PACKAGE_VERSION="\(.*\)"$$/\1/p' dkms.conf)
+PREFIX ?= /usr/local
+DESTDIR ?=
 DKMS_SRC := /usr/src/ptags-$(DKMS_VER)
 
 all: module
@@ -84,6 +89,13 @@ e2e:
 deb:
 	BUILD=$(BUILD)/deb scripts/deb.sh
 
+# The library (shared, static, header, pkg-config), the ptags command and
+# the man page; PREFIX (default /usr/local), DESTDIR, LIBDIR as usual.  The
+# module is installed with DKMS (dkms-install) or the ptags-dkms package.
+install:
+	$(MAKE) -C lib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) $(if $(LIBDIR),LIBDIR=$(LIBDIR))
+	$(MAKE) -C tools install SHARED=1 PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)
+
 # What the ptags-dkms package installs, by hand.
 dkms-install: dkms-remove
 	mkdir -p $(DKMS_SRC)/include
@@ -104,4 +116,4 @@ clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
 
 .PHONY: all module module-clean unit lib tools libtest clitest guest run bench fuzz check-debug check style clean \
-	matrix e2e deb dkms-install dkms-remove
+	matrix e2e deb install dkms-install dkms-remove

@@ -44,7 +44,7 @@ extern "C" {
 #define PTAGS_SUPER_MAGIC		0x70746167
 
 /* Library version: major * 10000 + minor * 100 + patch. */
-#define PTAGS_LIB_VERSION		10000
+#define PTAGS_LIB_VERSION		10100
 
 /* ------------------------------------------------------------------ */
 /* Root                                                               */

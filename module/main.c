@@ -59,4 +59,4 @@ module_exit(ptags_exit);
 
 MODULE_LICENSE("GPL");
 MODULE_DESCRIPTION("Tamper-proof process tags in /proc/ptags");
-MODULE_VERSION("0.1");
+MODULE_VERSION("1.1.0");

@@ -54,6 +54,11 @@ count() {
 } | tee "$BUILD/spec.tap"
 count spec 0 "$BUILD/spec.tap"
 
+# One version number for the module, library, command and packages.
+rc=0
+scripts/versions.sh | tee "$BUILD/versions.tap" || rc=$?
+count versions "$rc" "$BUILD/versions.tap"
+
 # Unit tests: the whole output is the TAP stream (make's chatter never
 # starts with "ok").
 if [ -f tests/unit/Makefile ]; then

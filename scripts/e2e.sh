@@ -8,12 +8,14 @@
 #      dkms, kmod, linux-image-KVER and linux-headers-KVER), cached in
 #      $PTAGS_E2E (default <repo>/.cache/e2e/root); a fresh ext4 disk image
 #      is made from it for every run.
-#   2. The ptags-dkms package (scripts/deb.sh) is copied into it, with
-#      tests/e2e/ptags-e2e (the steps) and a systemd unit that runs them.
-#   3. First boot: dpkg -i ptags-dkms (DKMS builds and installs the module
-#      for the running kernel), modprobe ptags, /proc/ptags/$$ read and
-#      written, modprobe -r ptags (the modprobe.d "remove" line unmounts),
-#      reboot.  Second boot: the module is still installed for the running
+#   2. The packages of scripts/deb.sh (ptags-dkms, libptags1, libptags-dev,
+#      ptags) are copied into it, with tests/e2e/ptags-e2e (the steps) and
+#      a systemd unit that runs them.
+#   3. First boot: dpkg -i of the four packages (DKMS builds and installs
+#      the module for the running kernel), modprobe ptags, /proc/ptags/$$
+#      read and written, the packaged ptags command (/usr/bin/ptags, linked
+#      with the packaged libptags.so.1) used, modprobe -r ptags (the
+#      modprobe.d "remove" line unmounts), reboot.  Second boot: the module is still installed for the running
 #      kernel, modprobe ptags loads it, /proc/ptags/$$ works, power off.
 #
 # The guest reports TAP on its second serial port ($BUILD/tap.out); the
@@ -40,7 +42,7 @@ scripts/deps.sh base || die "cannot install the packages it needs"
 export DEBIAN_FRONTEND=noninteractive
 for p in debootstrap e2fsprogs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
-		apt-get install -y -q --no-install-recommends "$p" >&2 </dev/null
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$p" >&2 </dev/null
 done
 KVER=${KVER:-$(scripts/kernel.sh abi)}
 mkdir -p "$BUILD" "$cache"
@@ -79,7 +81,7 @@ if [ ! -e "$root/.done-$KVER" ]; then
 		>"$root/etc/apt/apt.conf.d/99ptags-host" || true
 	msg "installing dkms, linux-image-$KVER and its headers in the root"
 	chrooted sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
-		apt-get install -y -q --no-install-recommends dkms \
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms \
 		linux-image-$KVER linux-headers-$KVER initramfs-tools" \
 		>"$cache/install.log" 2>&1 </dev/null ||
 		{ tail -n 30 "$cache/install.log" >&2; die "apt-get install in the root failed"; }
@@ -91,7 +93,7 @@ if [ ! -e "$root/.done-$KVER" ]; then
 fi
 
 # 2. This run's disk: the cached root plus the package and the steps.
-deb=$(BUILD=$BUILD/deb scripts/deb.sh) || die "scripts/deb.sh failed"
+debs=$(BUILD=$BUILD/deb scripts/deb.sh) || die "scripts/deb.sh failed"
 img=$BUILD/disk.img
 rm -f "$img"
 stage=$BUILD/stage
@@ -102,7 +104,12 @@ cp "$root/boot/vmlinuz-$KVER" "$root/boot/initrd.img-$KVER" "$stage/" ||
 overlay=$BUILD/overlay
 rm -rf "$overlay"
 mkdir -p "$overlay/root" "$overlay/usr/local/sbin" "$overlay/etc/systemd/system"
-cp "$deb" "$overlay/root/"
+for deb in $debs; do
+	case $deb in
+	*-dbgsym_*) ;;
+	*) cp "$deb" "$overlay/root/" ;;
+	esac
+done
 install -m 755 tests/e2e/ptags-e2e "$overlay/usr/local/sbin/ptags-e2e"
 cp tests/e2e/ptags-e2e.service "$overlay/etc/systemd/system/"
 mkdir -p "$overlay/etc/systemd/system/multi-user.target.wants"

@@ -865,8 +865,8 @@ int main(int argc, char **argv)
 		} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
 			help = 1;
 		} else if (!strcmp(o, "-V") || !strcmp(o, "--version")) {
-			printf("ptags 1.0.0 (libptags, interface %d)\n",
-			       PTAGS_INTERFACE_VERSION);
+			printf("ptags %s (libptags, interface %d)\n",
+			       PTAGS_VERSION, PTAGS_INTERFACE_VERSION);
 			return EX_OK;
 		} else if (!strcmp(o, "--json") || !strcmp(o, "-j")) {
 			json = 1;
