@@ -39,7 +39,7 @@ done
 if [ ${#missing[@]} != 0 ]; then
 	[ "$(id -u)" = 0 ] || die "missing packages: ${missing[*]}"
 	msg "installing ${missing[*]}"
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
 		--no-install-recommends "${missing[@]}" </dev/null >&2
 fi
 

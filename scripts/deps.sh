@@ -44,4 +44,4 @@ fi
 echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
 apt-get update -q >&2
-apt-get install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2
+apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2

@@ -122,6 +122,25 @@ unpack_headers() {
 		rm -rf "$tmp"
 		touch "$root/.done"
 	fi
+	# Unpacking skips the packages' dependencies, yet the build runs what
+	# they name (pahole for BTF since 6.12, the kbuild tools' libraries):
+	# install those here, first alternative of each; never a kernel image
+	# (the headers of +deb12 kernels depend on theirs), nor the compiler
+	# marker (need_cc installs the compiler).
+	local need=() dep
+	for dep in $(for p in "linux-headers-$kver" $(ls "$root/usr/src" | sed -n 's/^linux-\(kbuild\|headers\)-/&/p'); do
+			apt-cache depends "$p" 2>/dev/null
+		done | awk '/^ *\|?Depends:/ { if (!skip && $2 !~ /^</) print $2; skip = ($1 == "|Depends:") }' |
+		grep -vE '^linux-(headers|kbuild|image|compiler)-' | sort -u); do
+		dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'ok installed' ||
+			need+=("$dep")
+	done
+	if [ ${#need[@]} != 0 ]; then
+		msg "installing what the unpacked headers need: ${need[*]}"
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+			--no-install-recommends "${need[@]}" >&2 </dev/null ||
+			die "cannot install ${need[*]}"
+	fi
 	exec 8>&-
 	echo "$root/usr/src/linux-headers-$kver"
 }
@@ -134,7 +153,7 @@ need_cc() {
 	command -v "$1" >/dev/null && return
 	msg "installing $pkg"
 	apt-cache show "$pkg" >/dev/null 2>&1 || apt-get update -qq >&2
-	apt-get install -y -q --no-install-recommends "$pkg" >&2 </dev/null
+	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$pkg" >&2 </dev/null
 }
 
 # dkms_host KDIR: DKMS on this machine, with private trees under OUT.
@@ -178,7 +197,7 @@ dkms_chroot() {
 	flock 8
 	if [ ! -e "$dir/.done" ]; then
 		command -v debootstrap >/dev/null ||
-			apt-get install -y -q --no-install-recommends debootstrap >&2 </dev/null
+			apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends debootstrap >&2 </dev/null
 		mirror=$("$repo/scripts/apt-suites.sh")
 		rm -rf "$dir"
 		msg "debootstrap $suite into $dir"
@@ -194,7 +213,7 @@ dkms_chroot() {
 	if [ ! -d "$dir/usr/src/linux-headers-$kver" ] ||
 	   ! chroot "$dir" sh -c 'command -v dkms' >/dev/null; then
 		msg "installing dkms and linux-headers-$kver in the $suite chroot"
-		chroot "$dir" sh -c "apt-get update -qq && apt-get install -y -q \
+		chroot "$dir" sh -c "apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -q \
 			--no-install-recommends dkms linux-headers-$kver" >&2 </dev/null ||
 			die "cannot install linux-headers-$kver in the $suite chroot"
 	fi
@@ -243,7 +262,7 @@ host)
 			die "linux-headers-$kver would install a kernel image here: use HOW unpack"
 		fi
 		msg "installing linux-headers-$kver"
-		apt-get install -y -q --no-install-recommends "linux-headers-$kver" >&2 </dev/null
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "linux-headers-$kver" >&2 </dev/null
 	}
 	dkms_host "$(readlink -f "/lib/modules/$kver/build")"
 	;;

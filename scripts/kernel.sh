@@ -133,7 +133,7 @@ fetch() {
 		[ "$(id -u)" = 0 ] || die "linux-headers-$abi missing and not root"
 		known "linux-headers-$abi" || apt_update
 		msg "installing linux-headers-$abi"
-		DEBIAN_FRONTEND=noninteractive apt-get install -y -q \
+		DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
 			--no-install-recommends "linux-headers-$abi" >&2
 	fi
 	exec 9>&-

@@ -38,7 +38,7 @@ msg() { echo "matrix: $*" >&2; }
 scripts/deps.sh base || { msg "cannot install the packages it needs"; echo "0 passed, 1 failed"; exit 1; }
 for p in dkms debootstrap; do
 	command -v "$p" >/dev/null && continue
-	DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends "$p" >&2 </dev/null
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$p" >&2 </dev/null
 done
 
 passed=0
