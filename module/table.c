@@ -52,9 +52,10 @@ struct ptags_proc {
 };
 
 /*
- * 0 at load: one bucket per process the machine can hold, as the kernel
- * computes threads-max (memory / (8 * THREAD_SIZE)); pid_max itself is not
- * visible to modules.  Read back as the value chosen.
+ * 0 at load: the largest power of two not above the number of processes
+ * the machine can hold, as the kernel computes threads-max (memory /
+ * (8 * THREAD_SIZE)), so at most two per bucket even then; pid_max itself
+ * is not visible to modules.  Read back as the value chosen.
  */
 static unsigned int ptags_table_bits;
 module_param_named(table_bits, ptags_table_bits, uint, 0444);

@@ -555,6 +555,16 @@ int main(int argc, char **argv)
 			       "+@\n", 2);
 	worst_rN = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
 			       "+@\n", 101);
+	/* Every tag kept first, so that "+@" lines look at all, change none. */
+	{
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/ptags/%d", (int)worst);
+		fd = open(path, O_WRONLY);
+		if (fd < 0 || write(fd, "+@\n", 3) != 3)
+			fail("keep the worst target's tags");
+		close(fd);
+	}
 	worst_g1 = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 1);
 	worst_gN = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 101);
 	release_children(worst_fd, 1, &worst);
