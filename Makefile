@@ -39,8 +39,12 @@ all: module
 module:
 	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
 
+# Not kbuild's "M=... clean": it deletes every *.o below this directory,
+# .cache/debug-kernel's build included.
+MODULE_OUTPUTS := ptags.ko ptags.o ptags.mod ptags.mod.c ptags.mod.o \
+	Module.symvers modules.order .*.cmd module/*.o module/.*.cmd
 module-clean:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f $(MODULE_OUTPUTS)
 
 unit:
 	$(MAKE) -C tests/unit BUILD=$(BUILD)/unit
@@ -113,7 +117,7 @@ dkms-remove:
 clean:
 	rm -rf $(BUILD)
 	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean 2>/dev/null
+	rm -f $(MODULE_OUTPUTS)
 
 .PHONY: all module module-clean unit lib tools libtest clitest guest run bench fuzz check-debug check style clean \
 	matrix e2e deb install dkms-install dkms-remove

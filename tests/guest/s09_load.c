@@ -180,9 +180,12 @@ static int try_mount(void *arg)
 		char map[64];
 		int fd;
 
+		pid_t c;
+		int st;
+
 		/* dumpable again after setuid, or /proc/self is root's */
 		if (drop_privileges(uid) || prctl(PR_SET_DUMPABLE, 1) ||
-		    unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		    unshare(CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID))
 			return 100;
 		fd = open("/proc/self/setgroups", O_WRONLY);
 		if (fd < 0 || write(fd, "deny", 4) != 4)
@@ -195,6 +198,13 @@ static int try_mount(void *arg)
 		close(fd);
 		if (mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL))
 			return 103;
+		/* the mount is made by pid 1 of the new pid namespace (-f) */
+		c = fork();
+		if (c < 0)
+			return 105;
+		if (c)
+			return waitpid(c, &st, 0) == c && WIFEXITED(st) ?
+			       WEXITSTATUS(st) : 106;
 	}
 	/* an unprivileged user mounts over a directory it cannot create */
 	snprintf(dir, sizeof(dir), userns ? "/tmp" : "/tmp/s09_autoload");
@@ -227,6 +237,140 @@ static void test_no_autoload(void)
 		usleep(100000);
 		unload();
 	}
+}
+
+/*
+ * The automatic mount runs mount(8); put a script in its place for one
+ * load.  @body is the script's text after "#!/bin/sh".
+ */
+#define MOUNT_BIN	"/bin/mount"
+#define MOUNT_REAL	"/bin/mount.s09-real"
+
+static void fake_mount(const char *body)
+{
+	char text[256];
+	int fd;
+
+	if (rename(MOUNT_BIN, MOUNT_REAL))
+		die("rename " MOUNT_BIN);
+	snprintf(text, sizeof(text), "#!/bin/sh\n%s\n", body);
+	fd = open(MOUNT_BIN, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		die("write " MOUNT_BIN);
+	close(fd);
+}
+
+static void real_mount(void)
+{
+	unlink(MOUNT_BIN);
+	if (rename(MOUNT_REAL, MOUNT_BIN))
+		die("restore " MOUNT_BIN);
+}
+
+/* Child: an unprivileged user's mount in a new user namespace; 0 or errno. */
+static int userns_mount(void *arg)
+{
+	(void)arg;
+	return try_mount((void *)1);
+}
+
+/* Is "cannot mount /proc/ptags: mount(8) exited with status 32" in dmesg? */
+static bool logged(const char *what)
+{
+	char buf[1 << 16];
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+	bool found = false;
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	while ((n = read(fd, buf, sizeof(buf) - 1)) > 0 || (n < 0 && errno == EPIPE)) {
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		if (strstr(buf, what))
+			found = true;
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * SPEC §3.1 and issue 9: the file system type is registered last, only
+ * the load's own mount can create an instance while the load runs, and a
+ * failed automatic mount fails the load with a clear message, leaving
+ * nothing behind.  Runs with the module unloaded; leaves it unloaded.
+ */
+static void test_load_order(void)
+{
+	int err, st, p[2];
+	pid_t c;
+
+	/* mount(8) fails: the load fails, says why, leaves nothing. */
+	fake_mount("exit 32");
+	err = load();
+	real_mount();
+	ok(err == EIO && !exists("/sys/module/ptags") && !fs_registered() &&
+	   !mounted_ptags("/proc/ptags"),
+	   "issue 9: a failed automatic mount fails the load, nothing left behind (%s)",
+	   strerror(err));
+	ok(logged("cannot mount /proc/ptags: mount(8) exited with status 32"),
+	   "issue 9: the kernel log says why the load failed");
+
+	/*
+	 * A slow mount(8): while the load waits for it, an unprivileged
+	 * user-namespace mount is refused (the type is registered, the load
+	 * not complete).
+	 */
+	if (pipe(p))
+		die("pipe");
+	fake_mount("sleep 2; exec /bin/busybox mount \"$@\"");
+	c = tap_fork();
+	if (!c) {
+		close(p[0]);
+		err = load();
+		if (write(p[1], &err, sizeof(err)) != sizeof(err))
+			_exit(1);
+		_exit(0);
+	}
+	close(p[1]);
+	while (!fs_registered() && waitpid(c, NULL, WNOHANG) == 0)
+		usleep(10000);
+	st = run_child(userns_mount, NULL);
+	if (read(p[0], &err, sizeof(err)) != sizeof(err))
+		err = -1;
+	close(p[0]);
+	wait_exit(c);
+	real_mount();
+	ok(st == EAGAIN,
+	   "issue 9: while the load runs, an unprivileged mount gets EAGAIN, not an instance (%d: %s)",
+	   st, strerror(st));
+	ok(err == 0 && mounted_ptags("/proc/ptags"),
+	   "issue 9: and the load itself completes (%s)", strerror(err));
+
+	/* table_bits is chosen from memory like threads-max (issue 9). */
+	{
+		long bits = pt_param("table_bits"), kb = 0, want16, want32;
+		char line[128];
+		FILE *f = fopen("/proc/meminfo", "r");
+
+		while (f && fgets(line, sizeof(line), f))
+			if (sscanf(line, "MemTotal: %ld kB", &kb) == 1)
+				break;
+		if (f)
+			fclose(f);
+		/* threads-max = memory / (8 * THREAD_SIZE): 16 KiB, 32 KiB with KASAN */
+		for (want16 = 0; (1L << (want16 + 1)) <= kb / 128; want16++)
+			;
+		for (want32 = 0; (1L << (want32 + 1)) <= kb / 256; want32++)
+			;
+		ok(bits == want16 || bits == want32,
+		   "issue 9: table_bits is sized from memory (%ld; %ld kB gives %ld)",
+		   bits, kb, want16);
+	}
+
+	if (umount2("/proc/ptags", 0) || unload())
+		die("unload after test_load_order");
 }
 
 /* A child that blocks until its pipe closes, then exits @code. */
@@ -340,9 +484,10 @@ int main(void)
 	ok(mounted_with("/proc/ptags", "hidepid=invisible") &&
 	   mounted_with("/proc/ptags", "gid=4242"),
 	   "SPEC §3.1: the automatic mount takes hidepid= and gid= from /proc");
-	if (mount("proc", "/proc", "proc", MS_REMOUNT, "hidepid=off,gid=0") ||
-	    mount("ptags", "/proc/ptags", "ptags", MS_REMOUNT, "hidepid=off,gid=0"))
-		die("remount without hidepid");
+	if (mount("proc", "/proc", "proc", MS_REMOUNT, "hidepid=off,gid=0"))
+		die("remount /proc without hidepid");
+	/* fails on a module without the options: the check below says so */
+	mount("ptags", "/proc/ptags", "ptags", MS_REMOUNT, "hidepid=off,gid=0");
 	ok(!mounted_with("/proc/ptags", "hidepid="), "setup: /proc/ptags back to hidepid=off");
 	ok(mounted_ptags("/proc/ptags"), "SPEC §3.1: after loading, /proc/ptags is mounted with no other step");
 	ok(exists("/proc/ptags/self"), "SPEC §3.1: /proc/ptags/self exists right after loading");
@@ -383,6 +528,8 @@ int main(void)
 		err = unload();
 	}
 	ok(err == 0, "SPEC §3.1: after the last file closes the module can be removed (%s)", strerror(err));
+	if (err == 0)
+		test_load_order();
 	if (err == 0) {
 		err = load();
 		ok(err == 0 && mounted_ptags("/proc/ptags"), "SPEC §3.1: loaded and mounted again (%s)",
