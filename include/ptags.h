@@ -35,7 +35,7 @@
 extern "C" {
 #endif
 
-/* Restated from <uapi/ptags.h> (identical definitions may coexist). */
+/* Restated from <uapi/linux/ptags.h> (identical definitions may coexist). */
 #define PTAGS_INTERFACE_VERSION		1
 #define PTAGS_DEFAULT_ROOT		"/proc/ptags"
 #define PTAGS_NAME_MAX			4000

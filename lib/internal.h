@@ -15,9 +15,7 @@ struct ptags_set {
 	char *buf;		/* the names and values, NUL-terminated */
 };
 
-/* Is @s (@len bytes) valid UTF-8 per RFC 3629? */
-bool ptags_utf8_valid(const unsigned char *s, size_t len);
-/* Length of the valid UTF-8 sequence at @s (at most @len), 0 if invalid. */
-size_t ptags_utf8_seq(const unsigned char *s, size_t len);
+/* SPEC §4 (module/valid.c, shared with the module): pt_utf8_seq() etc. */
+#include "valid.h"
 
 #endif /* PTAGS_LIB_INTERNAL_H */

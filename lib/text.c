@@ -183,7 +183,7 @@ static void sb_json(struct sbuf *b, const char *s)
 			sb_put(b, esc, 6);
 			i++;
 		} else {
-			n = ptags_utf8_seq(p + i, len - i);
+			n = pt_utf8_seq(p + i, len - i);
 			if (n) {
 				sb_put(b, s + i, n);
 				i += n;

@@ -1,61 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libptags: names, values and patterns (SPEC §4), queries and matching.
+ * libptags: names, values and patterns (SPEC §4, whose rules are
+ * module/valid.c, shared with the module), protocol lines, queries and
+ * matching.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
-
-size_t ptags_utf8_seq(const unsigned char *s, size_t len)
-{
-	unsigned char c = s[0];
-	size_t n, i;
-	unsigned int cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		n = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		n = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		n = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;	/* continuation byte, 0xc0/0xc1, 0xf5.. */
-	}
-	if (len < n)
-		return 0;
-	for (i = 1; i < n; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000))
-		return 0;	/* overlong */
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		return 0;	/* surrogate */
-	if (cp > 0x10ffff)
-		return 0;
-	return n;
-}
-
-bool ptags_utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0, n;
-
-	while (i < len) {
-		n = ptags_utf8_seq(s + i, len - i);
-		if (!n)
-			return false;
-		i += n;
-	}
-	return true;
-}
 
 static int invalid(const char **why, const char *reason)
 {
@@ -64,77 +17,24 @@ static int invalid(const char **why, const char *reason)
 	return -EINVAL;
 }
 
-/* Rules 1-3 of SPEC §4.1 on @len bytes, except the final-colon rule. */
-static int check_chars(const char *s, size_t len, const char **why)
+/* 0, or -EINVAL with the reason of SPEC §4's shared checks (valid.c). */
+static int verdict(enum pt_why r, const char **why)
 {
-	size_t i;
-
-	if (!len)
-		return invalid(why, "is empty");
-	if (len > PTAGS_NAME_MAX)
-		return invalid(why, "is longer than 4000 bytes");
-	for (i = 0; i < len; i++) {
-		unsigned char c = s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return invalid(why, "contains a control character");
-		if (c == '=')
-			return invalid(why, "contains '='");
-		if (c == '*')
-			return invalid(why, "contains '*'");
-	}
-	if (s[0] == '@')
-		return invalid(why, "begins with '@'");
-	if (!ptags_utf8_valid((const unsigned char *)s, len))
-		return invalid(why, "is not valid UTF-8");
-	return 0;
-}
-
-static bool ends_with(const char *s, size_t len, const char *suffix)
-{
-	size_t n = strlen(suffix);
-
-	return len >= n && !memcmp(s + len - n, suffix, n);
+	return r == PT_OK ? 0 : invalid(why, pt_why_text(r));
 }
 
 int ptags_name_valid(const char *name, const char **why)
 {
-	size_t len;
-	int err;
-
 	if (!name)
 		return invalid(why, "is missing");
-	len = strlen(name);
-	err = check_chars(name, len, why);
-	if (err)
-		return err;
-	if (name[len - 1] == ':')
-		return invalid(why, "ends with ':'");
-	if (!strncmp(name, "ptags:", 6) && !ends_with(name, len, ":add") &&
-	    !ends_with(name, len, ":sub") && !ends_with(name, len, ":set") &&
-	    !ends_with(name, len, ":others"))
-		return invalid(why, "is a ptags: name not ending in :add, :sub, :set or :others");
-	return 0;
+	return verdict(pt_name_check(name, strlen(name)), why);
 }
 
 int ptags_value_valid(const char *value, const char **why)
 {
-	size_t len, i;
-
 	if (!value)
 		return invalid(why, "is missing");
-	len = strlen(value);
-	if (len > PTAGS_VALUE_MAX)
-		return invalid(why, "is longer than 32700 bytes");
-	for (i = 0; i < len; i++) {
-		unsigned char c = value[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return invalid(why, "contains a control character");
-	}
-	if (!ptags_utf8_valid((const unsigned char *)value, len))
-		return invalid(why, "is not valid UTF-8");
-	return 0;
+	return verdict(pt_value_check(value, strlen(value)), why);
 }
 
 /* Is @p a "PREFIX:*" pattern (syntactically: ends with ":*")? */
@@ -145,14 +45,13 @@ static bool is_glob(const char *p, size_t len)
 
 int ptags_pattern_valid(const char *pattern, const char **why)
 {
-	size_t len;
+	size_t plen;
+	bool global;
 
 	if (!pattern)
 		return invalid(why, "is missing");
-	len = strlen(pattern);
-	if (is_glob(pattern, len))
-		return check_chars(pattern, len - 1, why);
-	return ptags_name_valid(pattern, why);
+	return verdict(pt_pattern_check(pattern, strlen(pattern), &global,
+					&plen), why);
 }
 
 int ptags_query_valid(const char *query, const char **why)
@@ -190,7 +89,7 @@ int ptags_line_valid(const char *line, size_t len, const char **why)
 	int err;
 	char op;
 
-	if (!ptags_utf8_valid((const unsigned char *)line, len))
+	if (!pt_utf8_valid(line, len))
 		return invalid(why, "is not valid UTF-8");
 	if (!len || line[0] == '#')
 		return 0;

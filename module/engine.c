@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The ptags tag engine: validation (SPEC §4), the write protocol (SPEC §3.4),
+ * The ptags tag engine: the write protocol (SPEC §3.4),
  * permissions (SPEC §5, §6) and immutable, reference-counted tag sets.
  *
  * This file includes no kernel header itself: engine_shim.h supplies types,
@@ -15,98 +15,14 @@
  * the new set is copied out of the scratch array once, at the end.
  */
 #include "engine.h"
-#include "uapi/ptags.h"
+#include "uapi/linux/ptags.h"
 
 #define PT_PREFIX	PTAGS_SPECIAL_PREFIX
 #define PT_PREFIX_LEN	(sizeof(PT_PREFIX) - 1)
 
 /* ------------------------------------------------------------------ */
-/* SPEC §4: validity                                                  */
+/* Helpers (SPEC §4's rules are in valid.c, shared with the library)  */
 /* ------------------------------------------------------------------ */
-
-/**
- * pt_utf8_valid() - strict RFC 3629 UTF-8 check
- * @s: bytes
- * @len: number of bytes
- *
- * Refuses overlong forms, surrogates (U+D800..U+DFFF), code points above
- * U+10FFFF, stray continuation bytes, truncated sequences and the old 5- and
- * 6-byte forms.
- *
- * Return: true when @s is valid UTF-8.
- */
-bool pt_utf8_valid(const char *s, size_t len)
-{
-	const unsigned char *p = (const unsigned char *)s;
-	size_t i = 0;
-
-	while (i < len) {
-		unsigned char c = p[i];
-		unsigned char lo = 0x80, hi = 0xbf;
-		size_t more, k;
-
-		if (c < 0x80) {
-			i++;
-			continue;
-		}
-		if (c >= 0xc2 && c <= 0xdf) {
-			more = 1;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			more = 2;
-			if (c == 0xe0)
-				lo = 0xa0;	/* no overlong 3-byte form */
-			else if (c == 0xed)
-				hi = 0x9f;	/* no surrogates */
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			more = 3;
-			if (c == 0xf0)
-				lo = 0x90;	/* no overlong 4-byte form */
-			else if (c == 0xf4)
-				hi = 0x8f;	/* nothing above U+10FFFF */
-		} else {
-			/* 0x80..0xc1: stray or overlong; 0xf5..0xff */
-			return false;
-		}
-		if (len - i - 1 < more)
-			return false;
-		if (p[i + 1] < lo || p[i + 1] > hi)
-			return false;
-		for (k = 2; k <= more; k++)
-			if (p[i + k] < 0x80 || p[i + k] > 0xbf)
-				return false;
-		i += more + 1;
-	}
-	return true;
-}
-
-/* Bytes allowed in names and values: no control byte, no DEL. */
-static bool pt_bytes_printable(const char *s, size_t len)
-{
-	size_t i;
-
-	for (i = 0; i < len; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c < 0x20 || c == 0x7f)
-			return false;
-	}
-	return true;
-}
-
-/* SPEC §4.1 rules 1-2 and the leading-@ half of rule 3 (names, prefixes). */
-static bool pt_name_chars_valid(const char *s, size_t len)
-{
-	size_t i;
-
-	if (len < 1 || len > PTAGS_NAME_MAX || s[0] == '@')
-		return false;
-	if (!pt_bytes_printable(s, len))
-		return false;
-	for (i = 0; i < len; i++)
-		if (s[i] == '=' || s[i] == '*')
-			return false;
-	return pt_utf8_valid(s, len);
-}
 
 static bool pt_starts_with(const char *s, size_t len, const char *p,
 			   size_t plen)
@@ -118,65 +34,6 @@ static bool pt_ends_with(const char *s, size_t len, const char *p,
 			 size_t plen)
 {
 	return len >= plen && !memcmp(s + len - plen, p, plen);
-}
-
-/**
- * pt_name_valid() - SPEC §4.1: is @s (@len bytes) a valid tag name?
- * @s: bytes
- * @len: number of bytes
- *
- * Return: true when valid.
- */
-bool pt_name_valid(const char *s, size_t len)
-{
-	if (!pt_name_chars_valid(s, len) || s[len - 1] == ':')
-		return false;
-	if (!pt_starts_with(s, len, PT_PREFIX, PT_PREFIX_LEN))
-		return true;
-	return pt_ends_with(s, len, ":add", 4) ||
-	       pt_ends_with(s, len, ":sub", 4) ||
-	       pt_ends_with(s, len, ":set", 4) ||
-	       pt_ends_with(s, len, ":others", 7);
-}
-
-/**
- * pt_value_valid() - SPEC §4.2: is @s (@len bytes) a valid value?
- * @s: bytes
- * @len: number of bytes (0 is valid)
- *
- * Return: true when valid.
- */
-bool pt_value_valid(const char *s, size_t len)
-{
-	return len <= PTAGS_VALUE_MAX && pt_bytes_printable(s, len) &&
-	       pt_utf8_valid(s, len);
-}
-
-/**
- * pt_pattern_valid() - SPEC §4.3: is @s an exact name or "PREFIX:*"?
- * @s: bytes
- * @len: number of bytes
- * @global: set when @s is a "PREFIX:*" pattern
- * @prefix_len: length of PREFIX plus its colon for a global pattern,
- *		@len for an exact name
- *
- * Return: true when valid; *@global and *@prefix_len are then set.
- */
-bool pt_pattern_valid(const char *s, size_t len, bool *global,
-		      size_t *prefix_len)
-{
-	if (pt_ends_with(s, len, ":*", 2)) {
-		if (!pt_name_chars_valid(s, len - 1))
-			return false;
-		*global = true;
-		*prefix_len = len - 1;
-		return true;
-	}
-	if (!pt_name_valid(s, len))
-		return false;
-	*global = false;
-	*prefix_len = len;
-	return true;
 }
 
 /* ------------------------------------------------------------------ */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The ptags tag engine: validation, the write protocol, permissions and
+ * The ptags tag engine: the write protocol, permissions and
  * immutable tag sets.  Plain C: it includes no kernel header itself and is
  * compiled both into ptags.ko and into the user-space tests and fuzzers.
  * engine_shim.h supplies allocation, reference counting and statistics.
@@ -9,6 +9,7 @@
 #define PTAGS_ENGINE_H
 
 #include "engine_shim.h"
+#include "valid.h"		/* SPEC §4, shared with libptags */
 
 /*
  * One tag.  @name and @value point into the blob of the set that holds the
@@ -88,18 +89,6 @@ struct pt_result {
 	bool changed;
 	size_t line;
 };
-
-/* SPEC §4: validity of names, values and patterns. */
-bool pt_utf8_valid(const char *s, size_t len);
-bool pt_name_valid(const char *s, size_t len);
-bool pt_value_valid(const char *s, size_t len);
-/*
- * A pattern is an exact name or "PREFIX:*".  On success *@prefix_len is the
- * length of the part before "*" for a global pattern and *@global is set;
- * for an exact name *@global is false.
- */
-bool pt_pattern_valid(const char *s, size_t len, bool *global,
-		      size_t *prefix_len);
 
 /* Reference counting.  pt_set_put(NULL) and pt_set_get(NULL) are no-ops. */
 struct pt_set *pt_set_get(struct pt_set *s);

@@ -27,9 +27,9 @@
 #include <linux/umh.h>
 #include <linux/user_namespace.h>
 
-#include "uapi/ptags.h"
+#include "uapi/linux/ptags.h"
 #include "compat.h"
-#include "ptags.h"
+#include "ptags_module.h"
 
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */
 #define PTAGS_PID_NAME_MAX	sizeof("4294967295")

@@ -22,7 +22,7 @@
 #include <trace/events/sched.h>
 
 #include "compat.h"
-#include "ptags.h"
+#include "ptags_module.h"
 
 static void ptags_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)

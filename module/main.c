@@ -11,7 +11,7 @@
 
 #include <linux/module.h>
 
-#include "ptags.h"
+#include "ptags_module.h"
 
 static int __init ptags_init(void)
 {

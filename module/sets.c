@@ -12,7 +12,7 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "ptags.h"
+#include "ptags_module.h"
 
 void *pt_alloc(size_t size)
 {

@@ -9,8 +9,8 @@
 #include <linux/module.h>
 #include <linux/sysfs.h>
 
-#include "uapi/ptags.h"
-#include "ptags.h"
+#include "uapi/linux/ptags.h"
+#include "ptags_module.h"
 
 unsigned int ptags_max_tags = PTAGS_DEFAULT_MAX_TAGS;
 module_param_named(max_tags, ptags_max_tags, uint, 0644);

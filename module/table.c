@@ -38,7 +38,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "ptags.h"
+#include "ptags_module.h"
 
 /* 64 bytes on x86-64 without lock debugging: the cost of a tagged process. */
 struct ptags_proc {

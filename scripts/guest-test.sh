@@ -158,7 +158,7 @@ gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compil
 # libptags (static), /bin/ptags and the examples, built in a private copy;
 # the tests link with its libptags.a.
 user=$BUILD/user
-rm -rf "$user" && mkdir -p "$user" && cp -a VERSION include lib tools examples "$user/"
+rm -rf "$user" && mkdir -p "$user" && cp -a VERSION include module lib tools examples "$user/"
 { make -C "$user/lib" clean && make -C "$user/tools" STATIC=1 &&
 	make -C "$user/examples" STATIC=1; } >"$BUILD/user.log" 2>&1 ||
 	{ cat "$BUILD/user.log" >&2; fatal "libptags, ptags and the examples build"; }

@@ -28,4 +28,4 @@ fi
 
 perl "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore LINUX_VERSION_CODE,CONSTANT_COMPARISON,STATIC_CONST_CHAR_ARRAY,PREFER_KERNEL_TYPES,MACRO_ARG_REUSE \
-	-f module/*.c module/*.h include/uapi/ptags.h
+	-f module/*.c module/*.h include/uapi/linux/ptags.h
