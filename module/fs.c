@@ -58,6 +58,7 @@ struct ptags_dir {
 	u32 *pids;
 	unsigned int n;
 	bool have_pids;
+	loff_t end;			/* where the last listing ended (0: none) */
 };
 
 /* SPEC §3.1 hidepid= values, as procfs numbers them. */
@@ -261,11 +262,12 @@ out:
 }
 
 /*
- * SPEC §3.4: writers to one process take turns, in arrival order, so that
- * no write is starved by others that keep changing the set under it.  A
- * writer queues a record that lives on its own stack in a bucket chosen by
- * the process; the first record of a process in its bucket has the turn.
- * Writers to other processes never wait for each other.
+ * SPEC §3.4: writers that change a process's set publish their changes in
+ * turn, in arrival order, so that no write is starved by others that keep
+ * changing the set under it.  A writer queues a record that lives on its
+ * own stack in a bucket chosen by the process; the first record of a
+ * process in its bucket has the turn.  Writers to other processes never
+ * wait for each other.
  */
 struct ptags_turn {
 	struct list_head node;
@@ -342,10 +344,12 @@ static int ptags_turn_take(struct ptags_turn *t,
 }
 
 /*
- * Apply @buf to @task's set as one transaction, retrying when the set
- * changed under us so that no change is lost.  The caller has the turn, so
- * only an exec (at most one prune per set) or the first tagging of an
- * untagged process can make us retry.
+ * Apply @buf to @task's set as one transaction.  It is computed without any
+ * lock; a write that changes nothing (or fails) ends there, so it never
+ * waits for, nor delays, anyone.  A change is published in turn with the
+ * other changing writers of the process; if the set moved meanwhile it is
+ * computed again, still holding the turn, so that only an exec (at most one
+ * prune per set) can move it again: no write is starved.
  */
 static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 		       const struct pt_writer *w)
@@ -354,17 +358,33 @@ static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 		.max_tags = READ_ONCE(ptags_max_tags),
 		.max_bytes = READ_ONCE(ptags_max_bytes),
 	};
+	struct ptags_turn turn;
 	struct pt_result res;
 	struct pt_set *old;
 	int err;
 
-	do {
+	old = ptags_task_set(task);
+	err = pt_apply(old, buf, len, w, &lim, &res);
+	if (err || !res.changed)
+		goto out;
+	err = ptags_turn_take(&turn, task->signal);
+	if (err) {
+		pt_set_put(res.set);
+		goto out;
+	}
+	for (;;) {
+		err = ptags_task_replace(task, old, res.set);
+		if (err != -EAGAIN)
+			break;
+		pt_set_put(old);
 		old = ptags_task_set(task);
 		err = pt_apply(old, buf, len, w, &lim, &res);
-		if (!err && res.changed)
-			err = ptags_task_replace(task, old, res.set);
-		pt_set_put(old);
-	} while (err == -EAGAIN);
+		if (err || !res.changed)
+			break;
+	}
+	ptags_turn_give(&turn);
+out:
+	pt_set_put(old);
 	return err;
 }
 
@@ -389,7 +409,6 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	struct ptags_file *f = iocb->ki_filp->private_data;
 	size_t count = iov_iter_count(from);
 	struct task_struct *task;
-	struct ptags_turn turn;
 	struct pt_writer w;
 	char *buf;
 	int err;
@@ -414,9 +433,6 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		err = -ESRCH;
 		goto out_buf;
 	}
-	err = ptags_turn_take(&turn, task->signal);
-	if (err)
-		goto out_task;
 
 	w.rights = ptags_task_set(current);
 	w.opener = f->opener_set;
@@ -425,8 +441,6 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	w.privileged = f->opener_priv && ptags_privileged();
 	err = ptags_apply(task, buf, count, &w);
 	pt_set_put((struct pt_set *)w.rights);
-	ptags_turn_give(&turn);
-out_task:
 	put_task_struct(task);
 out_buf:
 	kvfree(buf);
@@ -629,6 +643,8 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 	}
 
 	mutex_lock(&d->lock);
+	if (!fresh && !d->have_pids && d->end && ctx->pos >= d->end)
+		goto out;	/* at the end of the last listing */
 	if (fresh || !d->have_pids) {
 		kvfree(d->pids);
 		d->pids = NULL;
@@ -649,10 +665,15 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 			goto out;
 		ctx->pos++;
 	}
-	/* The end: later calls continue an empty rest. */
+	/*
+	 * The end: the list goes (SPEC §8); a call at this position says
+	 * there is no more, a seek back takes a new list.
+	 */
 	kvfree(d->pids);
 	d->pids = NULL;
 	d->n = 0;
+	d->have_pids = false;
+	d->end = ctx->pos;
 out:
 	mutex_unlock(&d->lock);
 	return err;
@@ -804,11 +825,6 @@ static int ptags_parse_param(struct fs_context *fc, struct fs_parameter *param)
  */
 static int ptags_get_tree(struct fs_context *fc)
 {
-	/* Still loading: only the load's own mount (root, initial namespaces). */
-	if (!READ_ONCE(ptags_ready) &&
-	    (task_active_pid_ns(current) != &init_pid_ns ||
-	     !capable(CAP_SYS_ADMIN)))
-		return -EAGAIN;
 	return get_tree_nodev(fc, ptags_fill_super);
 }
 
@@ -847,6 +863,14 @@ static int ptags_init_fs_context(struct fs_context *fc)
 	struct pid_namespace *ns = task_active_pid_ns(current);
 	struct ptags_fs_ctx *ctx;
 
+	/*
+	 * Still loading: only the load's own mount (root of the initial
+	 * namespaces) may even prepare one (fsopen), so that nobody else can
+	 * hold a context across a load that then fails.
+	 */
+	if (!READ_ONCE(ptags_ready) &&
+	    (ns != &init_pid_ns || !capable(CAP_SYS_ADMIN)))
+		return -EAGAIN;
 	ctx = kzalloc(sizeof(*ctx), GFP_KERNEL_ACCOUNT);
 	if (!ctx)
 		return -ENOMEM;
@@ -979,8 +1003,11 @@ int ptags_fs_init(void)
 		 * An instance exists (ours, and mount(8) failed after making
 		 * it, or root's): failing the load would leave it behind.
 		 */
-		if (err && READ_ONCE(ptags_mounted_early))
+		if (err && READ_ONCE(ptags_mounted_early)) {
+			pr_warn("mount(8) failed (%d) after an instance was mounted: staying loaded; check %s\n",
+				err, PTAGS_DEFAULT_ROOT);
 			err = 0;
+		}
 		if (err) {
 			if (err > 0)
 				pr_err("cannot mount %s: mount(8) exited with status %d; load with automount=0 and mount it yourself\n",

@@ -22,6 +22,7 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -417,7 +418,11 @@ static void ptags_kill_new(struct task_struct *child)
 			break;
 		if (test_and_set_bit(i, ptags_kill_busy))
 			continue;
-		__module_get(THIS_MODULE);
+		/* Not while the module goes away: the work would outlive it. */
+		if (!try_module_get(THIS_MODULE)) {
+			clear_bit(i, ptags_kill_busy);
+			break;
+		}
 		init_task_work(&ptags_kills[i], ptags_kill_run);
 		if (!task_work_add(child, &ptags_kills[i], TWA_RESUME))
 			return;
@@ -427,9 +432,9 @@ static void ptags_kill_new(struct task_struct *child)
 	}
 #endif
 	/*
-	 * No slot free (4096 children killed and not yet run) or no exported
-	 * task_work_add(): the siglock, which is a sleeping lock on
-	 * PREEMPT_RT only.
+	 * No slot free (4096 children killed and not yet run), the module
+	 * going away, or no exported task_work_add(): the siglock, which is
+	 * a sleeping lock on PREEMPT_RT only.
 	 */
 	send_sig(SIGKILL, child, 1);
 }
@@ -665,6 +670,13 @@ void ptags_table_uninit(void)
 	unsigned int cpu, i;
 
 	cancel_work_sync(&ptags_refill_work);
+	/*
+	 * A load that fails after the hooks ran may have queued kills (each
+	 * holds a module reference, which an unload would wait for, but a
+	 * failing init does not): let them run first.
+	 */
+	while (!bitmap_empty(ptags_kill_busy, PTAGS_KILL_SLOTS))
+		msleep(20);
 	for (i = 0; i < 1U << ptags_table_bits; i++) {
 		hlist_bl_for_each_entry_safe(proc, pos, next, &ptags_table[i],
 					     node) {

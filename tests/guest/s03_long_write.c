@@ -121,6 +121,52 @@ static void ticker(volatile long long *gap, volatile int *stop)
 	_exit(0);
 }
 
+/*
+ * Writers that change nothing (no right: max_write bytes of "-" lines,
+ * over and over) never make a changing writer wait: only changes take
+ * turns.  A root write during their storm completes quickly.
+ */
+#define NOOP_WRITERS	4
+#define NOOP_LIMIT_MS	50
+
+static void test_noop_writers_do_not_delay(void)
+{
+	size_t max = (size_t)pt_param("max_write"), i;
+	pid_t target = pt_sleeper("noop-target");
+	pid_t w[NOOP_WRITERS];
+	long long t0, t1;
+	char path[64];
+	int k, err;
+
+	pt_path(path, sizeof(path), target);
+	for (k = 0; k < NOOP_WRITERS; k++) {
+		w[k] = tap_fork();
+		if (!w[k]) {
+			char *buf = malloc(max);
+			int fd;
+
+			if (!buf || drop_privileges(65534))
+				_exit(1);
+			for (i = 0; i + 2 <= max; i += 2)
+				memcpy(buf + i, "-\n", 2);
+			fd = open(path, O_WRONLY);
+			for (;;)
+				if (fd < 0 || write(fd, buf, i) != (ssize_t)i)
+					_exit(2);
+		}
+	}
+	usleep(500 * 1000);	/* the storm is on */
+	t0 = now_us();
+	err = pt_write(target, "+noop:probe\n-noop:probe\n+noop:probe\n");
+	t1 = now_us();
+	for (k = 0; k < NOOP_WRITERS; k++)
+		pt_stop(w[k]);
+	ok(!err && t1 - t0 < NOOP_LIMIT_MS * 1000,
+	   "SPEC §3.4: during a storm of writes that change nothing, a change is not delayed (%lld us, limit %d ms)",
+	   t1 - t0, NOOP_LIMIT_MS);
+	pt_stop(target);
+}
+
 int main(void)
 {
 	long max_tags = pt_param("max_tags");
@@ -195,5 +241,6 @@ int main(void)
 	   "SPEC §3.4: the interrupted write changed nothing (app:x still without keep)");
 
 	pt_stop(target);
+	test_noop_writers_do_not_delay();
 	return tap_done();
 }
