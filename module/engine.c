@@ -310,6 +310,19 @@ static struct pt_set *pt_set_publish(const struct pt_tag *t, size_t n)
 	return s;
 }
 
+/* The permission tags ("ptags:...") of @s are its tags [*@lo, returned). */
+static size_t pt_special_range(const struct pt_set *s, size_t *lo)
+{
+	size_t i = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
+
+	*lo = i;
+	while (i < s->count && pt_starts_with(s->tags[i].name,
+					      s->tags[i].name_len, PT_PREFIX,
+					      PT_PREFIX_LEN))
+		i++;
+	return i;
+}
+
 /**
  * pt_set_rights() - a private copy of the permission tags of a set
  * @s: a tag set (NULL: empty)
@@ -328,11 +341,7 @@ int pt_set_rights(const struct pt_set *s, struct pt_set **out)
 	*out = NULL;
 	if (!s)
 		return 0;
-	lo = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
-	for (hi = lo; hi < s->count; hi++)
-		if (!pt_starts_with(s->tags[hi].name, s->tags[hi].name_len,
-				    PT_PREFIX, PT_PREFIX_LEN))
-			break;
+	hi = pt_special_range(s, &lo);
 	if (lo == hi)
 		return 0;
 	*out = pt_set_build(s->tags + lo, hi - lo, false);
@@ -483,17 +492,13 @@ static bool pt_allowed(const struct pt_writer *w, enum pt_action a,
  */
 static bool pt_set_has_any(const struct pt_set *s, const char *r, size_t rlen)
 {
-	size_t i;
+	size_t i, hi;
 
 	if (!s)
 		return false;
-	i = pt_lower_bound(s->tags, s->count, PT_PREFIX, PT_PREFIX_LEN);
-	for (; i < s->count; i++) {
+	for (hi = pt_special_range(s, &i); i < hi; i++) {
 		const struct pt_tag *t = &s->tags[i];
 
-		if (!pt_starts_with(t->name, t->name_len, PT_PREFIX,
-				    PT_PREFIX_LEN))
-			break;
 		if (t->name_len > rlen && t->name[t->name_len - rlen - 1] == ':' &&
 		    pt_ends_with(t->name, t->name_len, r, rlen))
 			return true;
@@ -776,11 +781,7 @@ static int pt_tx_scope(struct pt_tx *tx)
 		tx->scope[a].all = tx->w->privileged;
 	if (tx->w->privileged || !r)
 		return 0;
-	lo = pt_lower_bound(r->tags, r->count, PT_PREFIX, PT_PREFIX_LEN);
-	for (hi = lo; hi < r->count; hi++)
-		if (!pt_starts_with(r->tags[hi].name, r->tags[hi].name_len,
-				    PT_PREFIX, PT_PREFIX_LEN))
-			break;
+	hi = pt_special_range(r, &lo);
 	if (lo == hi)
 		return 0;
 	tx->scope_mem = pt_alloc(2 * (hi - lo) * sizeof(struct pt_piece));
