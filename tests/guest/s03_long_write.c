@@ -20,7 +20,13 @@
 
 #define NAME_LEN	1000
 #define KILL_AFTER_MS	2000
-#define KILL_LIMIT_MS	50	/* SPEC: a fatal signal interrupts a write */
+/*
+ * SPEC §3.4: a fatal signal interrupts a write.  The limit is this much
+ * beyond twice what SIGKILL takes to end an idle process of the same size
+ * on the same kernel (3 ms on Debian's, 12 on the KASAN kernel; the writer
+ * also frees the kernel's copy of its write and the transaction).
+ */
+#define KILL_LIMIT_MS	50
 #define GAP_LIMIT_MS	250	/* a CPU shared with the write stays usable */
 
 static long long now_us(void)
@@ -167,6 +173,41 @@ static void test_noop_writers_do_not_delay(void)
 	pt_stop(target);
 }
 
+/* How long SIGKILL takes to end a process with a max_write buffer, idle. */
+static long long idle_kill_us(void)
+{
+	size_t max = (size_t)pt_param("max_write");
+	long long t0, t1;
+	int p[2];
+	pid_t c;
+	char ch;
+
+	if (pipe(p))
+		die("pipe");
+	c = tap_fork();
+	if (!c) {
+		char *buf = malloc(max);
+
+		pin_cpu0();
+		if (!buf)
+			_exit(1);
+		memset(buf, '+', max);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	if (read(p[0], &ch, 1) != 1)
+		die("idle child");
+	close(p[0]);
+	t0 = now_us();
+	kill(c, SIGKILL);
+	wait_exit(c);
+	t1 = now_us();
+	return t1 - t0;
+}
+
 int main(void)
 {
 	long max_tags = pt_param("max_tags");
@@ -176,7 +217,7 @@ int main(void)
 	} *shared;
 	int go[2], st, lines;
 	pid_t target, w, tk;
-	long long t0, t1;
+	long long t0, t1, idle;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	shared = mmap(NULL, sizeof(*shared), PROT_READ | PROT_WRITE,
@@ -184,6 +225,7 @@ int main(void)
 	if (shared == MAP_FAILED || pipe(go))
 		die("setup");
 
+	idle = idle_kill_us();
 	target = pt_sleeper("target");
 	tag_target(target, (int)max_tags - 1);
 	lines = pt_lines(target);
@@ -229,9 +271,10 @@ int main(void)
 	ok(st == 128 + SIGKILL,
 	   "SPEC §3.4: the writer was still writing when killed (status %d)",
 	   st);
-	ok(t1 - t0 < KILL_LIMIT_MS * 1000,
-	   "SPEC §3.4: SIGKILL ends a max_write write of \"+@\" lines over max_tags colon-rich names within %d ms (%lld us)",
-	   KILL_LIMIT_MS, t1 - t0);
+	diag("SIGKILL ends an idle process of that size in %lld us", idle);
+	ok(t1 - t0 < KILL_LIMIT_MS * 1000 + 2 * idle,
+	   "SPEC §3.4: SIGKILL ends a max_write write of \"+@\" lines over max_tags colon-rich names within %d ms (beyond twice an idle process's end: %lld us, idle %lld us)",
+	   KILL_LIMIT_MS, t1 - t0, idle);
 	ok(shared->gap < GAP_LIMIT_MS * 1000,
 	   "SPEC §3.4: the long write yields: another process on its CPU waited at most %lld us (limit %d ms)",
 	   shared->gap, GAP_LIMIT_MS);
