@@ -173,34 +173,26 @@ static void test_noop_writers_do_not_delay(void)
 	pt_stop(target);
 }
 
+/* The idle process: on CPU 0, holding a touched max_write buffer. */
+static int idle_setup(void *arg)
+{
+	size_t max = *(size_t *)arg;
+	char *buf = malloc(max);
+
+	pin_cpu0();
+	if (!buf)
+		return 1;
+	memset(buf, '+', max);
+	return 0;
+}
+
 /* How long SIGKILL takes to end a process with a max_write buffer, idle. */
 static long long idle_kill_us(void)
 {
 	size_t max = (size_t)pt_param("max_write");
+	pid_t c = pt_child(idle_setup, &max);
 	long long t0, t1;
-	int p[2];
-	pid_t c;
-	char ch;
 
-	if (pipe(p))
-		die("pipe");
-	c = tap_fork();
-	if (!c) {
-		char *buf = malloc(max);
-
-		pin_cpu0();
-		if (!buf)
-			_exit(1);
-		memset(buf, '+', max);
-		if (write(p[1], "r", 1) != 1)
-			_exit(1);
-		for (;;)
-			pause();
-	}
-	close(p[1]);
-	if (read(p[0], &ch, 1) != 1)
-		die("idle child");
-	close(p[0]);
 	t0 = now_us();
 	kill(c, SIGKILL);
 	wait_exit(c);
