@@ -19,11 +19,15 @@
  *    validated here with the rules of SPEC §4 before anything is written, so
  *    a caller's string can never inject a protocol line.
  *  - Thread safety: every function may be called from several threads at
- *    once on different objects, except ptags_set_root().
+ *    once on different objects, except ptags_set_root().  A program with
+ *    threads, or serving several ptags mounts, opens each root once with
+ *    ptags_root_openat() and passes the handle (PTAGS_2).
  *
- * ABI: the shared library is libptags.so.1 and every symbol carries the
- * version PTAGS_1.  Structures passed to the library are never resized in
- * version 1; new functions get a new symbol version.
+ * ABI: the shared library is libptags.so.1.  Symbols of the first release
+ * carry the version PTAGS_1, later ones PTAGS_2.  The structures a caller
+ * allocates (struct ptags_peer) or receives in an array (struct
+ * ptags_proc) never change size; new interfaces use opaque objects with
+ * accessors (struct ptags_root, struct ptags_listing) so they can grow.
  */
 #ifndef PTAGS_H
 #define PTAGS_H
@@ -64,6 +68,25 @@ const char *ptags_root(void);
  * Returns 0 or -ENOMEM.
  */
 int ptags_set_root(const char *root);
+
+/*
+ * Root handles (PTAGS_2): an opened ptags directory, for programs with
+ * threads and managers serving several mounts (a container's own instance,
+ * a level's).  A handle may be used by several threads at once.
+ */
+struct ptags_root;
+
+/*
+ * ptags_root_openat() - open @path (relative to @dirfd, as openat(2); NULL:
+ * ptags_root()) and check that it is a ptags file system.  @flags must be
+ * 0.  Returns 0 and *@root, or -ENODEV (missing, or not ptags: an empty
+ * mount point), -EINVAL, -ENOMEM, another open(2) error.
+ */
+int ptags_root_openat(int dirfd, const char *path, unsigned int flags,
+		      struct ptags_root **root);
+/* The directory's descriptor (owned by the handle). */
+int ptags_root_fd(const struct ptags_root *root);
+void ptags_root_close(struct ptags_root *root);
 
 /* ------------------------------------------------------------------ */
 /* Tags and sets                                                      */
@@ -221,6 +244,41 @@ int ptags_write_text(pid_t pid, const char *text, size_t len);
  */
 long ptags_max_write(void);
 
+/*
+ * ptags_root_read(), ptags_root_write_text(), ptags_root_commit() (PTAGS_2)
+ * - as ptags_read(), ptags_write_text() and ptags_txn_commit(), at @root:
+ * @pid is a pid of the pid namespace @root serves (0: the caller, if it has
+ * a pid there).
+ */
+int ptags_root_read(const struct ptags_root *root, pid_t pid,
+		    struct ptags_set **set);
+int ptags_root_write_text(const struct ptags_root *root, pid_t pid,
+			  const char *text, size_t len);
+int ptags_root_commit(const struct ptags_root *root, pid_t pid,
+		      const struct ptags_txn *txn);
+
+/*
+ * By pidfd (PTAGS_2): read or change the tags of the process of @pidfd
+ * (pidfd_open(2), SO_PEERPIDFD, clone(CLONE_PIDFD), a listing), never of
+ * a process that reused its pid.  How: the pid of @pidfd in the caller's
+ * pid namespace (PIDFD_GET_INFO, Linux 6.13+, else the pidfd's fdinfo in
+ * /proc), the entry of that pid opened, then the pidfd's process checked
+ * to still run -- so the opened entry, bound to one process for its life,
+ * is that process's -- and the read or write made through it.
+ *
+ * @root must resolve pids in the caller's pid namespace (its "self" is the
+ * caller): -EXDEV otherwise.  Errors as the pid functions, and -ESRCH (the
+ * process exited, or has no pid in the caller's namespace), -EBADF (@pidfd
+ * is no pidfd), -ENOSYS (no PIDFD_GET_INFO and no /proc of the caller's
+ * namespace).
+ */
+int ptags_pidfd_read(const struct ptags_root *root, int pidfd,
+		     struct ptags_set **set);
+int ptags_pidfd_write_text(const struct ptags_root *root, int pidfd,
+			   const char *text, size_t len);
+int ptags_pidfd_commit(const struct ptags_root *root, int pidfd,
+		       const struct ptags_txn *txn);
+
 /* ------------------------------------------------------------------ */
 /* Listing                                                            */
 
@@ -238,6 +296,29 @@ struct ptags_proc {
  */
 int ptags_list(const char *query, struct ptags_proc **procs, size_t *count);
 void ptags_list_free(struct ptags_proc *procs, size_t count);
+
+/* A listing of a root (PTAGS_2), opaque, sorted by pid. */
+struct ptags_listing;
+
+#define PTAGS_LIST_PIDFD	1u	/* a pidfd for each process */
+
+/*
+ * ptags_root_list() - as ptags_list(), at @root.  With PTAGS_LIST_PIDFD,
+ * each process comes with a pidfd (taken before its tags were read, and
+ * checked after, so the tags are that process's); it needs a root of the
+ * caller's pid namespace (-EXDEV otherwise).  Other @flags: -EINVAL.
+ * Free with ptags_listing_free(), which closes the pidfds (dup(2) one to
+ * keep it).
+ */
+int ptags_root_list(const struct ptags_root *root, const char *query,
+		    unsigned int flags, struct ptags_listing **listing);
+size_t ptags_listing_count(const struct ptags_listing *listing);
+/* Entry @i: its pid (0), pidfd (-1) and tags (NULL) when out of range. */
+pid_t ptags_listing_pid(const struct ptags_listing *listing, size_t i);
+int ptags_listing_pidfd(const struct ptags_listing *listing, size_t i);
+const struct ptags_set *ptags_listing_tags(const struct ptags_listing *listing,
+					   size_t i);
+void ptags_listing_free(struct ptags_listing *listing);
 
 /* ------------------------------------------------------------------ */
 /* Peer checks for servers                                            */
@@ -311,6 +392,18 @@ int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
  * (a peer that exited gives -ESRCH, never 0 or 1).
  */
 int ptags_peer_has(int sock, const char *query, unsigned int flags);
+
+/*
+ * ptags_root_peer_read() (PTAGS_2) - ptags_peer_read() at @root (NULL: the
+ * root ptags_peer_read() uses), which must resolve pids in the caller's
+ * pid namespace (-EXDEV), handing the peer's pidfd to the caller in
+ * *@pidfd (when not NULL; -1 on failure; close it): with it the caller can
+ * wait for the peer's exit (poll(2)) or act on its tags later
+ * (ptags_pidfd_read()) without trusting its pid.  Unknown @flags: -EINVAL.
+ */
+int ptags_root_peer_read(const struct ptags_root *root, int sock,
+			 unsigned int flags, struct ptags_peer *peer,
+			 int *pidfd, struct ptags_set **set);
 
 /* ------------------------------------------------------------------ */
 /* Errors and output                                                  */

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -85,6 +86,100 @@ static int open_entry(pid_t pid, int flags)
 	if (errno == ENOENT)
 		return stat(root, &st) ? -ENODEV : -ESRCH;
 	return -errno;
+}
+
+/* ---- root handles ---- */
+
+struct ptags_root {
+	int fd;		/* the directory, O_RDONLY | O_DIRECTORY */
+};
+
+/* Open @path (relative to @dirfd) as a directory: a descriptor or -ENODEV. */
+static int open_dir(int dirfd, const char *path)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENODEV : -errno;
+	return fd;
+}
+
+int ptags_root_openat(int dirfd, const char *path, unsigned int flags,
+		      struct ptags_root **rootp)
+{
+	struct ptags_root *root;
+	struct statfs sfs;
+	int fd, err;
+
+	*rootp = NULL;
+	if (flags)
+		return -EINVAL;
+	fd = open_dir(dirfd, path ? path : ptags_root());
+	if (fd < 0)
+		return fd;
+	if (fstatfs(fd, &sfs))
+		err = -errno;
+	else
+		err = sfs.f_type == PTAGS_SUPER_MAGIC ? 0 : -ENODEV;
+	root = err ? NULL : malloc(sizeof(*root));
+	if (!err && !root)
+		err = -ENOMEM;
+	if (err) {
+		close(fd);
+		return err;
+	}
+	root->fd = fd;
+	*rootp = root;
+	return 0;
+}
+
+int ptags_root_fd(const struct ptags_root *root)
+{
+	return root->fd;
+}
+
+void ptags_root_close(struct ptags_root *root)
+{
+	if (root) {
+		close(root->fd);
+		free(root);
+	}
+}
+
+/*
+ * 0 when the root @dirfd resolves pids in the caller's pid namespace (its
+ * "self" is the caller), else -EXDEV.  A root of another namespace where
+ * the caller has the same pid number passes: pid numbers say no more.
+ */
+static int root_is_ours(int dirfd)
+{
+	char link[32], me[32];
+	ssize_t n;
+
+	n = readlinkat(dirfd, "self", link, sizeof(link) - 1);
+	if (n < 0 || n >= (ssize_t)sizeof(link) - 1)
+		return -EXDEV;	/* the caller has no pid there */
+	link[n] = 0;
+	snprintf(me, sizeof(me), "%d", (int)getpid());
+	return strcmp(link, me) ? -EXDEV : 0;
+}
+
+/* The entry of @pid (0: self) under @dirfd; a missing one is -ESRCH. */
+static int entry_at(int dirfd, pid_t pid, int flags)
+{
+	char name[32];
+	int fd;
+
+	if (pid < 0)
+		return -EINVAL;
+	if (pid)
+		snprintf(name, sizeof(name), "%d", (int)pid);
+	else
+		strcpy(name, "self");
+	fd = openat(dirfd, name, flags | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
 }
 
 /* ---- sets ---- */
@@ -205,23 +300,53 @@ static int read_all(int fd, char **bufp, size_t *lenp)
 	return 0;
 }
 
-int ptags_read(pid_t pid, struct ptags_set **set)
+/* Read and parse the entry @fd (or pass on its error), then close it. */
+static int read_entry(int fd, struct ptags_set **set)
 {
 	size_t len = 0;
 	char *buf = NULL;
-	int fd, err;
+	int err;
 
 	*set = NULL;
-	fd = open_entry(pid, O_RDONLY);
 	if (fd < 0)
 		return fd;
 	err = read_all(fd, &buf, &len);
 	close(fd);
-	if (err)
-		return err;
-	err = ptags_parse(buf, len, set);
+	if (!err)
+		err = ptags_parse(buf, len, set);
 	free(buf);
 	return err;
+}
+
+/* Write @text to the entry @fd (or pass on its error), then close it. */
+static int write_entry(int fd, const char *text, size_t len)
+{
+	ssize_t n;
+	int err = 0;
+
+	if (fd < 0)
+		return fd;
+	/* One write(2) is one transaction (SPEC §3.4): never split it. */
+	do
+		n = write(fd, text, len);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		err = -errno;
+	else if ((size_t)n != len)
+		err = -EIO;
+	close(fd);
+	return err;
+}
+
+int ptags_read(pid_t pid, struct ptags_set **set)
+{
+	return read_entry(open_entry(pid, O_RDONLY), set);
+}
+
+int ptags_root_read(const struct ptags_root *root, pid_t pid,
+		    struct ptags_set **set)
+{
+	return read_entry(entry_at(root->fd, pid, O_RDONLY), set);
 }
 
 int ptags_has(pid_t pid, const char *query)
@@ -240,7 +365,131 @@ int ptags_has(pid_t pid, const char *query)
 	return r;
 }
 
+/* ---- pidfds ---- */
+
+/*
+ * 0 while the process of @pidfd runs, -ESRCH once it has exited.  poll()
+ * needs no permission over the process (pidfd_send_signal(0) does, which
+ * fails for a peer of another user).
+ */
+static int pidfd_alive(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int n;
+
+	do
+		n = poll(&p, 1, 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	return n && (p.revents & (POLLIN | POLLHUP)) ? -ESRCH : 0;
+}
+
+/* PIDFD_GET_INFO (Linux 6.13), restated: not every libc has it yet. */
+struct pt_pidfd_info {
+	unsigned long long mask, cgroupid;
+	unsigned int pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid;
+	unsigned int fsuid, fsgid, spare0;
+};
+#define PT_PIDFD_GET_INFO	_IOWR(0xFF, 11, struct pt_pidfd_info)
+#define PT_PIDFD_INFO_PID	1ULL
+
+/*
+ * The pid, in the caller's pid namespace, of the process of @pidfd: from
+ * PIDFD_GET_INFO, else from the "Pid:" line of its fdinfo in /proc (which
+ * must then be the caller's namespace's).  -ESRCH when it has exited or
+ * has no pid in the caller's namespace, -EBADF when @pidfd is no pidfd.
+ */
+static int pidfd_pid(int pidfd, pid_t *pid)
+{
+	struct pt_pidfd_info info = { .mask = PT_PIDFD_INFO_PID };
+	char path[64], line[256];
+	long v = 0;
+	FILE *f;
+	int err, found = 0;
+
+	if (!ioctl(pidfd, PT_PIDFD_GET_INFO, &info)) {
+		*pid = info.tgid;
+		return info.tgid ? 0 : -ESRCH;
+	}
+	if (errno == ESRCH)
+		return -ESRCH;
+	err = open_dir(AT_FDCWD, "/proc");
+	if (err >= 0) {
+		int fd = err;
+
+		err = root_is_ours(fd);
+		close(fd);
+	}
+	if (err)
+		return err == -ENODEV ? -ENOSYS : err;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	f = fopen(path, "re");
+	if (!f)
+		return errno == ENOENT ? -EBADF : -errno;
+	while (!found && fgets(line, sizeof(line), f))
+		found = sscanf(line, "Pid: %ld", &v) == 1;
+	fclose(f);
+	if (!found)
+		return -EBADF;
+	if (v <= 0)
+		return -ESRCH;
+	*pid = (pid_t)v;
+	return 0;
+}
+
+/*
+ * Open the entry, under @dirfd, of the process of @pidfd.  Its pid is read
+ * while it runs; once the entry is open, the process still running proves
+ * that the pid was still its own, so the entry (bound to one process for
+ * its whole life) is that process's.
+ */
+static int pidfd_entry(int dirfd, int pidfd, int flags)
+{
+	pid_t pid;
+	int fd, err;
+
+	err = root_is_ours(dirfd);
+	if (!err)
+		err = pidfd_pid(pidfd, &pid);
+	if (err)
+		return err;
+	fd = entry_at(dirfd, pid, flags);
+	if (fd < 0)
+		return fd;
+	err = pidfd_alive(pidfd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int ptags_pidfd_read(const struct ptags_root *root, int pidfd,
+		     struct ptags_set **set)
+{
+	*set = NULL;
+	return read_entry(pidfd_entry(root->fd, pidfd, O_RDONLY), set);
+}
+
+int ptags_pidfd_write_text(const struct ptags_root *root, int pidfd,
+			   const char *text, size_t len)
+{
+	return write_entry(pidfd_entry(root->fd, pidfd, O_WRONLY), text, len);
+}
+
 /* ---- listing ---- */
+
+struct ptags_listed {
+	pid_t pid;
+	int pidfd;			/* -1 without PTAGS_LIST_PIDFD */
+	struct ptags_set *tags;
+};
+
+struct ptags_listing {
+	size_t count;
+	struct ptags_listed *e;
+};
 
 static int cmp_pid(const void *a, const void *b)
 {
@@ -249,27 +498,24 @@ static int cmp_pid(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-void ptags_list_free(struct ptags_proc *procs, size_t count)
-{
-	size_t i;
-
-	for (i = 0; procs && i < count; i++)
-		ptags_set_free(procs[i].tags);
-	free(procs);
-}
-
-/* Collect the numeric entries of the root, sorted. */
-static int list_pids(pid_t **pidsp, size_t *np)
+/* The numeric entries of the directory @dirfd, sorted. */
+static int list_pids(int dirfd, pid_t **pidsp, size_t *np)
 {
 	size_t n = 0, cap = 64;
 	pid_t *pids, *npids;
 	struct dirent *d;
 	DIR *dir;
-	int err = 0;
+	int fd, err = 0;
 
-	dir = opendir(ptags_root());
-	if (!dir)
-		return errno == ENOENT ? -ENODEV : -errno;
+	/* A description of its own: threads may list one root at once. */
+	fd = open_dir(dirfd, ".");
+	if (fd < 0)
+		return fd;
+	dir = fdopendir(fd);
+	if (!dir) {
+		close(fd);
+		return -errno;
+	}
 	pids = malloc(cap * sizeof(*pids));
 	if (!pids) {
 		closedir(dir);
@@ -309,52 +555,171 @@ static int list_pids(pid_t **pidsp, size_t *np)
 	return 0;
 }
 
-int ptags_list(const char *query, struct ptags_proc **procsp, size_t *countp)
+void ptags_listing_free(struct ptags_listing *l)
 {
-	struct ptags_proc *procs;
-	size_t n = 0, i, count = 0;
+	size_t i;
+
+	if (!l)
+		return;
+	for (i = 0; i < l->count; i++) {
+		ptags_set_free(l->e[i].tags);
+		if (l->e[i].pidfd >= 0)
+			close(l->e[i].pidfd);
+	}
+	free(l->e);
+	free(l);
+}
+
+/*
+ * Read process @pid's entry under @dirfd; with @pidfdp, through a pidfd
+ * taken first and checked after the open (as pidfd_entry()).
+ */
+static int list_one(int dirfd, pid_t pid, int *pidfdp, struct ptags_set **set)
+{
+	int fd, err, pidfd = -1;
+
+	if (pidfdp) {
+		pidfd = syscall(SYS_pidfd_open, pid, 0);
+		if (pidfd < 0)
+			return errno == ESRCH || errno == EINVAL ? -ESRCH : -errno;
+	}
+	fd = entry_at(dirfd, pid, O_RDONLY);
+	if (fd >= 0 && pidfd >= 0) {
+		err = pidfd_alive(pidfd);
+		if (err) {
+			close(fd);
+			fd = err;
+		}
+	}
+	err = read_entry(fd, set);
+	if (err && pidfd >= 0)
+		close(pidfd);
+	else if (pidfdp)
+		*pidfdp = pidfd;
+	return err;
+}
+
+static int list_at(int dirfd, const char *query, int want_pidfds,
+		   struct ptags_listing **out)
+{
+	struct ptags_listing *l;
+	size_t n = 0, i;
 	pid_t *pids = NULL;
 	int err;
 
-	*procsp = NULL;
-	*countp = 0;
-	if (query) {
-		err = ptags_query_valid(query, NULL);
-		if (err)
-			return err;
-	}
-	err = list_pids(&pids, &n);
+	*out = NULL;
+	err = query ? ptags_query_valid(query, NULL) : 0;
+	if (!err && want_pidfds)
+		err = root_is_ours(dirfd);
+	if (!err)
+		err = list_pids(dirfd, &pids, &n);
 	if (err)
 		return err;
-	procs = calloc(n ? n : 1, sizeof(*procs));
-	if (!procs) {
+	l = calloc(1, sizeof(*l));
+	if (l)
+		l->e = calloc(n ? n : 1, sizeof(*l->e));
+	if (!l || !l->e) {
+		free(l);
 		free(pids);
 		return -ENOMEM;
 	}
 	for (i = 0; i < n; i++) {
-		struct ptags_set *set;
+		struct ptags_listed *e = &l->e[l->count];
 
-		err = ptags_read(pids[i], &set);
+		e->pidfd = -1;
+		err = list_one(dirfd, pids[i], want_pidfds ? &e->pidfd : NULL,
+			       &e->tags);
 		if (err == -ESRCH)
 			continue;	/* exited during the listing */
 		if (err)
-			goto fail;
-		if (query && ptags_set_match(set, query) != 1) {
-			ptags_set_free(set);
-			continue;
+			break;
+		e->pid = pids[i];
+		l->count++;
+		if (query && ptags_set_match(e->tags, query) != 1) {
+			l->count--;
+			ptags_set_free(e->tags);
+			if (e->pidfd >= 0)
+				close(e->pidfd);
 		}
-		procs[count].pid = pids[i];
-		procs[count].tags = set;
-		count++;
 	}
 	free(pids);
-	*procsp = procs;
-	*countp = count;
+	if (err && err != -ESRCH) {
+		ptags_listing_free(l);
+		return err;
+	}
+	*out = l;
 	return 0;
-fail:
-	free(pids);
-	ptags_list_free(procs, count);
-	return err;
+}
+
+int ptags_root_list(const struct ptags_root *root, const char *query,
+		    unsigned int flags, struct ptags_listing **out)
+{
+	*out = NULL;
+	if (flags & ~PTAGS_LIST_PIDFD)
+		return -EINVAL;
+	return list_at(root->fd, query, !!(flags & PTAGS_LIST_PIDFD), out);
+}
+
+size_t ptags_listing_count(const struct ptags_listing *l)
+{
+	return l ? l->count : 0;
+}
+
+pid_t ptags_listing_pid(const struct ptags_listing *l, size_t i)
+{
+	return l && i < l->count ? l->e[i].pid : 0;
+}
+
+int ptags_listing_pidfd(const struct ptags_listing *l, size_t i)
+{
+	return l && i < l->count ? l->e[i].pidfd : -1;
+}
+
+const struct ptags_set *ptags_listing_tags(const struct ptags_listing *l,
+					   size_t i)
+{
+	return l && i < l->count ? l->e[i].tags : NULL;
+}
+
+void ptags_list_free(struct ptags_proc *procs, size_t count)
+{
+	size_t i;
+
+	for (i = 0; procs && i < count; i++)
+		ptags_set_free(procs[i].tags);
+	free(procs);
+}
+
+int ptags_list(const char *query, struct ptags_proc **procsp, size_t *countp)
+{
+	struct ptags_listing *l;
+	struct ptags_proc *procs;
+	size_t i;
+	int fd, err;
+
+	*procsp = NULL;
+	*countp = 0;
+	fd = open_dir(AT_FDCWD, ptags_root());
+	if (fd < 0)
+		return fd;
+	err = list_at(fd, query, 0, &l);
+	close(fd);
+	if (err)
+		return err;
+	procs = calloc(l->count ? l->count : 1, sizeof(*procs));
+	if (!procs) {
+		ptags_listing_free(l);
+		return -ENOMEM;
+	}
+	for (i = 0; i < l->count; i++) {
+		procs[i].pid = l->e[i].pid;
+		procs[i].tags = l->e[i].tags;
+	}
+	*countp = l->count;
+	l->count = 0;		/* the sets are the caller's now */
+	ptags_listing_free(l);
+	*procsp = procs;
+	return 0;
 }
 
 /* ---- transactions ---- */
@@ -514,22 +879,7 @@ const char *ptags_txn_text(const struct ptags_txn *txn, size_t *len)
 
 int ptags_write_text(pid_t pid, const char *text, size_t len)
 {
-	ssize_t n;
-	int fd, err = 0;
-
-	fd = open_entry(pid, O_WRONLY);
-	if (fd < 0)
-		return fd;
-	/* One write(2) is one transaction (SPEC §3.4): never split it. */
-	do
-		n = write(fd, text, len);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		err = -errno;
-	else if ((size_t)n != len)
-		err = -EIO;
-	close(fd);
-	return err;
+	return write_entry(open_entry(pid, O_WRONLY), text, len);
 }
 
 int ptags_txn_commit(const struct ptags_txn *txn, pid_t pid)
@@ -537,6 +887,30 @@ int ptags_txn_commit(const struct ptags_txn *txn, pid_t pid)
 	if (txn->err)
 		return txn->err;
 	return ptags_write_text(pid, ptags_txn_text(txn, NULL), txn->len);
+}
+
+int ptags_root_write_text(const struct ptags_root *root, pid_t pid,
+			  const char *text, size_t len)
+{
+	return write_entry(entry_at(root->fd, pid, O_WRONLY), text, len);
+}
+
+int ptags_root_commit(const struct ptags_root *root, pid_t pid,
+		      const struct ptags_txn *txn)
+{
+	if (txn->err)
+		return txn->err;
+	return ptags_root_write_text(root, pid, ptags_txn_text(txn, NULL),
+				     txn->len);
+}
+
+int ptags_pidfd_commit(const struct ptags_root *root, int pidfd,
+		       const struct ptags_txn *txn)
+{
+	if (txn->err)
+		return txn->err;
+	return ptags_pidfd_write_text(root, pidfd, ptags_txn_text(txn, NULL),
+				      txn->len);
 }
 
 long ptags_max_write(void)
@@ -562,24 +936,6 @@ long ptags_max_write(void)
 
 /* ---- peer checks ---- */
 
-/*
- * 0 while the process of @pidfd runs, -ESRCH once it has exited.  poll()
- * needs no permission over the process (pidfd_send_signal(0) does, which
- * fails for a peer of another user).
- */
-static int pidfd_alive(int pidfd)
-{
-	struct pollfd p = { .fd = pidfd, .events = POLLIN };
-	int n;
-
-	do
-		n = poll(&p, 1, 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return n && (p.revents & (POLLIN | POLLHUP)) ? -ESRCH : 0;
-}
-
 /* 1 when the other end of @sock is closed (POLLHUP). */
 static int peer_hung_up(int sock)
 {
@@ -591,65 +947,41 @@ static int peer_hung_up(int sock)
 }
 
 /*
- * The root a peer check reads: the one the caller chose with
+ * The root a peer check reads: @root, else the one the caller chose with
  * ptags_set_root(), else /proc/ptags; never $PTAGS_ROOT, which whoever
- * started the daemon controls.  Opened as a directory, checked to be a
- * ptags file system that resolves pids in the caller's pid namespace (its
- * "self" is the caller).  A descriptor, or -ENODEV (missing, or not
- * ptags), -EXDEV (another pid namespace's), other negative errno.
+ * started the daemon controls.  It must be a ptags file system that
+ * resolves pids in the caller's pid namespace.  A descriptor to close, or
+ * -ENODEV (missing, or not ptags), -EXDEV (another namespace's), ...
  */
-static int peer_root(void)
+static int peer_root(const struct ptags_root *root)
 {
-	const char *root = root_override ? root_override : PTAGS_DEFAULT_ROOT;
-	char link[32], me[32];
-	struct statfs sfs;
-	ssize_t n;
-	int fd;
+	struct ptags_root *own;
+	int fd, err;
 
-	fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT || errno == ENOTDIR ? -ENODEV : -errno;
-	if (fstatfs(fd, &sfs) || sfs.f_type != PTAGS_SUPER_MAGIC) {
-		close(fd);
-		return -ENODEV;
+	if (root) {
+		fd = fcntl(root->fd, F_DUPFD_CLOEXEC, 0);
+		if (fd < 0)
+			return -errno;
+	} else {
+		err = ptags_root_openat(AT_FDCWD, root_override ?
+					root_override : PTAGS_DEFAULT_ROOT,
+					0, &own);
+		if (err)
+			return err;
+		fd = own->fd;
+		free(own);
 	}
-	n = readlinkat(fd, "self", link, sizeof(link) - 1);
-	if (n < 0 || n >= (ssize_t)sizeof(link) - 1) {
+	err = root_is_ours(fd);
+	if (err) {
 		close(fd);
-		return -EXDEV;	/* the caller has no pid there */
-	}
-	link[n] = 0;
-	snprintf(me, sizeof(me), "%d", (int)getpid());
-	if (strcmp(link, me)) {
-		close(fd);
-		return -EXDEV;
+		return err;
 	}
 	return fd;
 }
 
-/* The tags of @pid under the root @dirfd. */
-static int read_at(int dirfd, pid_t pid, struct ptags_set **set)
-{
-	char name[32];
-	size_t len = 0;
-	char *buf = NULL;
-	int fd, err;
-
-	*set = NULL;
-	snprintf(name, sizeof(name), "%d", (int)pid);
-	fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
-	err = read_all(fd, &buf, &len);
-	close(fd);
-	if (!err)
-		err = ptags_parse(buf, len, set);
-	free(buf);
-	return err;
-}
-
-int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
-		    struct ptags_set **setp)
+int ptags_root_peer_read(const struct ptags_root *root, int sock,
+			 unsigned int flags, struct ptags_peer *peer,
+			 int *pidfdp, struct ptags_set **setp)
 {
 	struct ptags_set *set = NULL;
 	struct ucred cred;
@@ -658,6 +990,10 @@ int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 
 	if (setp)
 		*setp = NULL;
+	if (pidfdp)
+		*pidfdp = -1;
+	if (flags & ~PTAGS_PEER_REQUIRE_PEERPIDFD)
+		return -EINVAL;
 	if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &len))
 		return -errno;
 	if (cred.pid <= 0)
@@ -691,18 +1027,18 @@ int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 
 	/* A peer already gone is -ESRCH whatever else is wrong. */
 	err = pidfd_alive(pidfd);
-	rootfd = err ? err : peer_root();
+	rootfd = err ? err : peer_root(root);
 	if (rootfd < 0) {
 		close(pidfd);
 		return rootfd;
 	}
-	err = read_at(rootfd, cred.pid, &set);
+	err = read_entry(entry_at(rootfd, cred.pid, O_RDONLY), &set);
 	close(rootfd);
 	/* After the read: the pidfd's process still runs, so the pid was its. */
 	if (!err)
 		err = pidfd_alive(pidfd);
-	close(pidfd);
 	if (err) {
+		close(pidfd);
 		ptags_set_free(set);
 		return err;
 	}
@@ -712,11 +1048,24 @@ int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
 		peer->gid = cred.gid;
 		peer->method = method;
 	}
+	if (pidfdp)
+		*pidfdp = pidfd;
+	else
+		close(pidfd);
 	if (setp)
 		*setp = set;
 	else
 		ptags_set_free(set);
 	return 0;
+}
+
+int ptags_peer_read(int sock, unsigned int flags, struct ptags_peer *peer,
+		    struct ptags_set **setp)
+{
+	/* Version 1 ignored unknown flags; it still does. */
+	return ptags_root_peer_read(NULL, sock,
+				    flags & PTAGS_PEER_REQUIRE_PEERPIDFD,
+				    peer, NULL, setp);
 }
 
 int ptags_peer_has(int sock, const char *query, unsigned int flags)

@@ -3,11 +3,15 @@
  * libptags against the real module: reading, queries, every transaction
  * helper (SPEC §3.4), errors with nothing changed (SPEC §7), listing
  * (SPEC §3.2), a second root, and the peer check of a unix socket with a
- * tagged, an untagged, an exited and a pid-reusing peer.
+ * tagged, an untagged, an exited and a pid-reusing peer.  Root handles and
+ * pidfds: reads, commits and listings that never reach a process reusing
+ * a pid, roots of another pid namespace, handles shared by threads.
  */
 #define _GNU_SOURCE
 #include <grp.h>
 #include <poll.h>
+#include <pthread.h>
+#include <sched.h>
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -314,6 +318,282 @@ static void test_root(void)
 	pt_stop(a);
 }
 
+/* ---- root handles and pidfds ---- */
+
+static int pidfd_of(pid_t pid)
+{
+	int fd = syscall(SYS_pidfd_open, pid, 0);
+
+	if (fd < 0)
+		die("pidfd_open %d", (int)pid);
+	return fd;
+}
+
+static bool pidfd_exited(int pidfd)
+{
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 1 && (p.revents & POLLIN);
+}
+
+/* A sleeper at pid @want (via ns_last_pid), or at whatever pid it gets. */
+static pid_t sleeper_at(pid_t want)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "w");
+
+	if (f) {
+		fprintf(f, "%d", (int)want - 1);
+		fclose(f);
+	}
+	return pt_sleeper(NULL);
+}
+
+static int commit_text(const struct ptags_root *root, int pidfd, const char *name,
+		       const char *value)
+{
+	struct ptags_txn *t = ptags_txn_new();
+	int err;
+
+	if (!t)
+		die("ptags_txn_new");
+	ptags_txn_add(t, name);
+	ptags_txn_set_value(t, name, value);
+	err = ptags_pidfd_commit(root, pidfd, t);
+	ptags_txn_free(t);
+	return err;
+}
+
+static void test_pidfd(void)
+{
+	struct ptags_root *root, *bad = (void *)1;
+	struct ptags_listing *l;
+	struct ptags_set *set;
+	pid_t a, b;
+	int pfd, lfd, r;
+
+	mkdir("/tmp/pt_empty", 0755);
+	r = ptags_root_openat(AT_FDCWD, "/tmp/pt_empty", 0, &bad);
+	ok(r == -ENODEV && !bad, "root_openat: a plain directory (an empty mount point): -ENODEV (%d)", r);
+	ok(ptags_root_openat(AT_FDCWD, NULL, 2, &root) == -EINVAL, "root_openat: unknown flags -EINVAL");
+	r = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (!ok(r == 0 && ptags_root_fd(root) >= 0, "root_openat(NULL): /proc/ptags (%d)", r))
+		return;
+
+	a = pt_sleeper(NULL);
+	pfd = pidfd_of(a);
+	r = commit_text(root, pfd, "MGR:ID", "c1");
+	ok(r == 0 && ptags_has(a, "MGR:ID=c1") == 1, "pidfd_commit: the pidfd's process is tagged (%d)", r);
+	r = ptags_pidfd_read(root, pfd, &set);
+	ok(r == 0 && ptags_set_count(set) == 1 && !strcmp(ptags_set_tag(set, 0)->value, "c1"),
+	   "pidfd_read: its tags (%d)", r);
+	ptags_set_free(set);
+	r = ptags_root_read(root, a, &set);
+	ok(r == 0 && ptags_set_count(set) == 1, "root_read by pid (%d)", r);
+	ptags_set_free(set);
+	r = ptags_pidfd_read(root, 0, &set);
+	ok(r == -EBADF || r == -ENOTTY, "pidfd_read of a descriptor that is no pidfd: refused (%d)", r);
+
+	r = ptags_root_list(root, "MGR:ID=c1", PTAGS_LIST_PIDFD, &l);
+	lfd = r ? -1 : ptags_listing_pidfd(l, 0);
+	ok(r == 0 && ptags_listing_count(l) == 1 && ptags_listing_pid(l, 0) == a && lfd >= 0 &&
+	   ptags_set_count(ptags_listing_tags(l, 0)) == 1,
+	   "root_list with pidfds: the process, its tags and a pidfd (%d)", r);
+	ok(ptags_listing_pid(l, 1) == 0 && ptags_listing_pidfd(l, 1) == -1 &&
+	   !ptags_listing_tags(l, 1), "listing accessors out of range: 0, -1, NULL");
+	r = ptags_root_list(root, NULL, 0, &l) ? -1 : 0;
+	ok(!r, "root_list without pidfds");
+	ok(!r && ptags_listing_pidfd(l, 0) == -1, "root_list without PTAGS_LIST_PIDFD: no pidfds");
+	ptags_listing_free(l);
+	ok(ptags_root_list(root, NULL, 8, &l) == -EINVAL && !l, "root_list: unknown flags -EINVAL");
+	ok(ptags_root_list(root, "bad*", 0, &l) == -EINVAL, "root_list: invalid query -EINVAL");
+
+	/* The pid is reused by a tagged process: nothing reaches it. */
+	r = ptags_root_list(root, "MGR:ID=c1", PTAGS_LIST_PIDFD, &l);
+	if (r)
+		die("root_list");
+	lfd = ptags_listing_pidfd(l, 0);
+	pt_stop(a);
+	ok(pidfd_exited(lfd), "a listing's pidfd reports the process's exit");
+	ptags_listing_free(l);
+	b = sleeper_at(a);
+	pt_write(b, "+MGR:ID\n!MGR:ID=other\n");
+	if (ok(b == a, "pid reuse set up: pid %d is now another tagged process (%d)", (int)a, (int)b)) {
+		r = ptags_pidfd_read(root, pfd, &set);
+		ok(r == -ESRCH && !set, "pidfd_read after pid reuse: -ESRCH, not the new process's tags (%d)", r);
+		r = commit_text(root, pfd, "MGR:ID", "c1");
+		ok(r == -ESRCH && ptags_has(b, "MGR:ID=other") == 1,
+		   "pidfd_commit after pid reuse: -ESRCH, the new process untouched (%d)", r);
+		r = ptags_root_read(root, a, &set);
+		ok(r == 0 && ptags_set_match(set, "MGR:ID=other") == 1,
+		   "(by pid, the same read reaches the new process)");
+		ptags_set_free(set);
+	}
+	pt_stop(b);
+	close(pfd);
+	ptags_root_close(root);
+}
+
+/*
+ * A manager in a child pid namespace with the initial /proc/ptags and its
+ * own mount.  Exit status: a bit per check that held.
+ */
+static int pidns_manager(void *arg)
+{
+	struct ptags_root *initial, *own;
+	struct ptags_listing *l;
+	struct ptags_set *set;
+	pid_t outer = *(pid_t *)arg, c;
+	int st = 0, pfd, r;
+
+	if (pt_write(0, "-NS:outer\n") || unshare(CLONE_NEWPID | CLONE_NEWNS))
+		return 200;
+	c = fork();
+	if (c < 0)
+		return 201;
+	if (c) {
+		int w;
+
+		waitpid(c, &w, 0);
+		return WIFEXITED(w) ? WEXITSTATUS(w) : 202;
+	}
+	mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL);
+	mkdir("/tmp/pt_ns", 0755);
+	if (mount("ptags", "/tmp/pt_ns", "ptags", 0, NULL))
+		_exit(203);
+	if (ptags_root_openat(AT_FDCWD, "/proc/ptags", 0, &initial) ||
+	    ptags_root_openat(AT_FDCWD, "/tmp/pt_ns", 0, &own))
+		_exit(204);
+	pfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (pfd < 0 || pt_write(0, "+NS:me\n"))
+		_exit(205);
+	/* The initial root numbers pids its own way: no pidfd operations. */
+	if (ptags_pidfd_read(initial, pfd, &set) == -EXDEV)
+		st |= 1;
+	if (ptags_root_list(initial, NULL, PTAGS_LIST_PIDFD, &l) == -EXDEV)
+		st |= 2;
+	/* By pid it lists the initial namespace's processes, the parent too. */
+	if (!ptags_root_list(initial, "NS:outer", 0, &l)) {
+		if (ptags_listing_count(l) == 1 && ptags_listing_pid(l, 0) == outer)
+			st |= 4;
+		ptags_listing_free(l);
+	}
+	/*
+	 * Its own mount: pidfd operations work -- without PIDFD_GET_INFO
+	 * (before 6.13) only once /proc is its namespace's, as a container's
+	 * is.  The handle of the initial root stays valid under the new /proc.
+	 */
+	r = ptags_pidfd_read(own, pfd, &set);
+	ptags_set_free(set);
+	if (r == 0 || r == -EXDEV)
+		st |= 32;
+	if (mount("proc", "/proc", "proc", 0, NULL))
+		_exit(206);
+	r = ptags_pidfd_read(own, pfd, &set);
+	if (!r && ptags_set_match(set, "NS:me") == 1)
+		st |= 8;
+	ptags_set_free(set);
+	if (!ptags_root_read(initial, outer, &set) &&
+	    ptags_set_match(set, "NS:outer") == 1)
+		st |= 64;
+	ptags_set_free(set);
+	if (!ptags_root_list(own, "NS:me", PTAGS_LIST_PIDFD, &l)) {
+		if (ptags_listing_count(l) == 1 && ptags_listing_pid(l, 0) == 1 &&
+		    ptags_listing_pidfd(l, 0) >= 0)
+			st |= 16;
+		ptags_listing_free(l);
+	}
+	_exit(st);
+}
+
+static void test_pidfd_pidns(void)
+{
+	pid_t me = getpid();
+	int st;
+
+	pt_write(0, "+NS:outer\n");
+	st = run_child(pidns_manager, &me);
+	ok(st >= 0 && st < 128 && (st & 1), "child pid ns, initial root: pidfd_read -EXDEV (%d)", st);
+	ok(st >= 0 && st < 128 && (st & 2), "child pid ns, initial root: list with pidfds -EXDEV");
+	ok(st >= 0 && st < 128 && (st & 4), "child pid ns, initial root: list by pid finds the parent by its initial pid");
+	ok(st >= 0 && st < 128 && (st & 32),
+	   "child pid ns, its own mount, the initial /proc: pidfd_read works (PIDFD_GET_INFO) or says -EXDEV (fdinfo)");
+	ok(st >= 0 && st < 128 && (st & 8), "child pid ns, its own mount and /proc: pidfd_read works");
+	ok(st >= 0 && st < 128 && (st & 16), "child pid ns, its own mount: list with pidfds (pid 1)");
+	ok(st >= 0 && st < 128 && (st & 64),
+	   "child pid ns: the initial root's handle still reads after /proc is remounted over it");
+	pt_write(0, "-NS:outer\n");
+}
+
+/* Threads sharing two root handles, each changing its own process. */
+struct worker {
+	struct ptags_root *root;
+	pid_t pid;
+	int bad;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	int i, pfd = syscall(SYS_pidfd_open, w->pid, 0);
+	char v[16];
+
+	for (i = 0; i < 300 && !w->bad; i++) {
+		struct ptags_listing *l = NULL;
+		struct ptags_set *set = NULL;
+		const struct ptags_tag *tag;
+		int r;
+
+		snprintf(v, sizeof(v), "%d", i);
+		r = commit_text(w->root, pfd, "T:n", v);
+		if (!r)
+			r = ptags_pidfd_read(w->root, pfd, &set);
+		tag = r ? NULL : ptags_set_find(set, "T:n");
+		if (!r && (!tag || !tag->value || strcmp(tag->value, v)))
+			r = 1000;
+		if (!r)
+			r = ptags_root_list(w->root, "T:n", 0, &l);
+		if (!r && ptags_listing_count(l) != 4)
+			r = 2000 + (int)ptags_listing_count(l);
+		ptags_set_free(set);
+		ptags_listing_free(l);
+		w->bad = r;
+	}
+	close(pfd);
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct ptags_root *roots[2];
+	struct worker w[4];
+	pthread_t t[4];
+	int i, bad = 0;
+
+	mkdir("/tmp/pt3", 0755);
+	if (mount("ptags", "/tmp/pt3", "ptags", 0, NULL) ||
+	    ptags_root_openat(AT_FDCWD, "/proc/ptags", 0, &roots[0]) ||
+	    ptags_root_openat(AT_FDCWD, "/tmp/pt3", 0, &roots[1]))
+		die("two roots");
+	for (i = 0; i < 4; i++) {
+		w[i] = (struct worker){ roots[i & 1], pt_sleeper(NULL), 0 };
+		pt_write(w[i].pid, "+T:n\n");
+	}
+	for (i = 0; i < 4; i++)
+		pthread_create(&t[i], NULL, work, &w[i]);
+	for (i = 0; i < 4; i++) {
+		pthread_join(t[i], NULL);
+		if (w[i].bad)
+			diag("thread %d: %d", i, w[i].bad);
+		bad += !!w[i].bad;
+	}
+	for (i = 0; i < 4; i++)
+		pt_stop(w[i].pid);
+	ok(!bad, "4 threads, 2 root handles (two mounts), 300 commit/read/list rounds each: all consistent");
+	ptags_root_close(roots[0]);
+	ptags_root_close(roots[1]);
+	umount("/tmp/pt3");
+}
+
 /* ---- peer checks ---- */
 
 static const char sock_path[] = "/tmp/s11.sock";
@@ -382,7 +662,7 @@ static void test_peer(void)
 {
 	struct ptags_peer peer = { 0 };
 	struct ptags_set *set = NULL;
-	int srv = listener(), c, go, r, sv[2];
+	int srv = listener(), c, go, r, sv[2], pfd = -1, pfd2 = 0;
 	pid_t pid, again;
 	FILE *f;
 
@@ -400,8 +680,16 @@ static void test_peer(void)
 	ok(method == PTAGS_PEER_SO_PEERPIDFD ? r == 1 : r == -EOPNOTSUPP,
 	   "REQUIRE_PEERPIDFD: %s (%d)",
 	   method == PTAGS_PEER_SO_PEERPIDFD ? "works" : "-EOPNOTSUPP without SO_PEERPIDFD", r);
+	r = ptags_root_peer_read(NULL, c, 0, NULL, &pfd, NULL);
+	ok(r == 0 && pfd >= 0 && !pidfd_exited(pfd),
+	   "root_peer_read hands back the peer's pidfd (%d)", r);
+	r = ptags_root_peer_read(NULL, c, 4, NULL, &pfd2, NULL);
+	ok(r == -EINVAL && pfd2 == -1, "root_peer_read: unknown flags -EINVAL (%d)", r);
 	close(go);
 	waitpid(pid, NULL, 0);
+	ok(pfd >= 0 && pidfd_exited(pfd), "the handed-back pidfd reports the client's exit");
+	if (pfd >= 0)
+		close(pfd);
 	ok(ptags_peer_has(c, "S:camera", 0) == -ESRCH,
 	   "peer_has: the client exited: -ESRCH, never yes");
 	close(c);
@@ -475,6 +763,9 @@ int main(void)
 	test_perms();
 	test_list();
 	test_root();
+	test_pidfd();
+	test_pidfd_pidns();
+	test_threads();
 	test_peer();
 	ok(!strcmp(ptags_strerror(-ECANCELED), "tag set limit reached"), "strerror");
 	return tap_done();

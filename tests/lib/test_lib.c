@@ -483,6 +483,33 @@ static void test_peer(void)
 	unlink(addr.sun_path);
 }
 
+/*
+ * Root handles on the host: only a ptags file system is a root (the fake
+ * root is not), flags are checked, and the listing accessors are safe out
+ * of range.  The guest tests reads, commits and listings through handles.
+ */
+static void test_root_handle(void)
+{
+	struct ptags_root *h = (void *)1;
+	int dirfd, r;
+
+	r = ptags_root_openat(AT_FDCWD, NULL, 0, &h);
+	ok(r == -ENODEV && !h, "root_openat(NULL): PTAGS_ROOT, a plain directory: -ENODEV (%d)", r);
+	dirfd = open(root, O_RDONLY | O_DIRECTORY);
+	r = ptags_root_openat(dirfd, ".", 0, &h);
+	ok(r == -ENODEV && !h, "root_openat(dirfd, \".\"): -ENODEV (%d)", r);
+	close(dirfd);
+	r = ptags_root_openat(AT_FDCWD, "/nonexistent/ptags", 0, &h);
+	ok(r == -ENODEV, "root_openat of a missing directory: -ENODEV (%d)", r);
+	r = ptags_root_openat(AT_FDCWD, "/", 1, &h);
+	ok(r == -EINVAL && !h, "root_openat: unknown flags -EINVAL (%d)", r);
+	ok(ptags_listing_count(NULL) == 0 && ptags_listing_pid(NULL, 0) == 0 &&
+	   ptags_listing_pidfd(NULL, 0) == -1 && !ptags_listing_tags(NULL, 0),
+	   "listing accessors of NULL: 0, 0, -1, NULL");
+	ptags_listing_free(NULL);
+	ptags_root_close(NULL);
+}
+
 /* ptags_line_valid(): the lines of SPEC §3.4's table, and what is not one. */
 static void test_lines(void)
 {
@@ -539,6 +566,7 @@ int main(void)
 	test_json();
 	test_messages();
 	test_peer();
+	test_root_handle();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	if (system(cmd))
 		printf("# could not remove %s\n", root);
