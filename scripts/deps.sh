@@ -8,7 +8,8 @@
 #
 #   scripts/deps.sh [GROUP...]     default group: base
 #
-# Groups: base (build the module, the host tests and boot the guest),
+# Groups: base (build the module, the host tests and boot the guest; crun
+# and runc are copied into the guest for the container tests),
 # style (checkpatch.pl from the kernel source).
 
 set -euo pipefail
@@ -16,6 +17,7 @@ set -euo pipefail
 pkgs_base=(
 	build-essential gcc make clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static cpio kmod libelf-dev bc python3
+	libjansson-dev crun runc
 )
 
 pkgs_style=(linux-source-6.1 perl xz-utils)

@@ -162,7 +162,8 @@ rm -rf "$user" && mkdir -p "$user" && cp -a VERSION include module lib tools exa
 { make -C "$user/lib" clean && make -C "$user/tools" STATIC=1 &&
 	make -C "$user/examples" STATIC=1; } >"$BUILD/user.log" 2>&1 ||
 	{ cat "$BUILD/user.log" >&2; fatal "libptags, ptags and the examples build"; }
-cp "$user/tools/ptags" "$user/examples/ptags-permd" "$user/examples/ptags-launch" "$root/bin/"
+cp "$user/tools/ptags" "$user/tools/ptags-oci-hook" "$user/examples/ptags-permd" \
+	"$user/examples/ptags-launch" "$root/bin/"
 cp tests/qemu/demo.sh "$root/demo.sh"
 if [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
@@ -187,6 +188,24 @@ for t in $TESTS; do
 		msg "no test $GUEST_TESTS/$t.c"
 	fi
 done
+
+# s12_oci runs Debian's crun and runc: each with the shared libraries it
+# loads (ldd), at the same paths.
+with_libs() {
+	local bin=$1 lib
+	cp "$bin" "$root/bin/"
+	for lib in $(ldd "$bin" | grep -oE '/[^ ]+'); do
+		mkdir -p "$root$(dirname "$lib")"
+		cp -L "$lib" "$root$lib"
+	done
+}
+if [ $bench = 0 ] && wanted s12_oci; then
+	for rt in crun runc; do
+		bin=$(command -v $rt || command -v /usr/sbin/$rt) ||
+			fatal "$rt is installed (scripts/deps.sh)"
+		with_libs "$bin"
+	done
+fi
 
 busybox=$(command -v busybox) || fatal "busybox is installed (busybox-static)"
 ldd "$busybox" >/dev/null 2>&1 && fatal "busybox is static (install busybox-static)"

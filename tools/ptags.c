@@ -13,8 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/syscall.h>
 
 #include "ptags.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
 
 /* Exit codes (documented in ptags.1 and --help). */
 enum {
@@ -52,8 +57,9 @@ static const char usage_text[] =
 "  apply PID [FILE]                send FILE (default: standard input) as one\n"
 "                                  transaction of protocol lines (ptags(1))\n"
 "  ps [NAME|PREFIX:*|NAME=VALUE]   tagged processes: pid, command, matching tags\n"
-"  exec [--tag NAME[=VALUE]]... -- CMD [ARG...]\n"
-"                                  add kept tags to itself, then execute CMD\n"
+"  exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n"
+"                                  add kept tags (or copy PID's tags matching\n"
+"                                  PATTERN) to itself, then execute CMD\n"
 "\n"
 "Options:\n"
 "  --json      listings (PID..., ps) as JSON\n"
@@ -725,11 +731,60 @@ static int cmd_ps(int argc, char **argv)
 
 /* ---- exec ---- */
 
+#define EXEC_MAX_MATCH	16
+
+/*
+ * Copy to @txn, kept and with their values, the tags of @from that match
+ * one of @pats, after removing from ptags itself whatever matches them.
+ * The tags are read through a pidfd: never those of a process that took
+ * @from's pid.  0 or an exit code.
+ */
+static int exec_from(struct ptags_txn *txn, pid_t from, char **pats, int npats)
+{
+	struct ptags_root *root = NULL;
+	struct ptags_set *set = NULL;
+	size_t i;
+	int k, err, pidfd;
+
+	pidfd = syscall(SYS_pidfd_open, from, 0);
+	if (pidfd < 0)
+		return report(errno == EINVAL ? -ESRCH : -errno, PTAGS_OP_READ,
+			      NULL, 1, "read the tags of %d", (int)from);
+	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (!err)
+		err = ptags_pidfd_read(root, pidfd, &set);
+	ptags_root_close(root);
+	close(pidfd);
+	if (err)
+		return report(err, PTAGS_OP_READ, NULL, 1, "read the tags of %d",
+			      (int)from);
+	for (k = 0; k < npats; k++)
+		ptags_txn_remove(txn, pats[k]);
+	for (i = 0; i < ptags_set_count(set); i++) {
+		const struct ptags_tag *t = ptags_set_tag(set, i);
+
+		for (k = 0; k < npats; k++)
+			if (ptags_match(pats[k], t->name, t->value) == 1)
+				break;
+		if (k == npats)
+			continue;
+		ptags_txn_add_kept(txn, t->name);
+		if (t->value && *t->value)
+			ptags_txn_set_value(txn, t->name, t->value);
+		else
+			ptags_txn_clear_value(txn, t->name);
+	}
+	ptags_set_free(set);
+	return 0;
+}
+
 static int cmd_exec(int argc, char **argv)
 {
 	struct ptags_txn *txn = ptags_txn_new();
+	char *pats[EXEC_MAX_MATCH];
 	char names[1024];
-	int i, ntags = 0, rc = 0, err;
+	int i, ntags = 0, npats = 0, rc = 0, err;
+	pid_t from = -1;
 
 	if (!txn)
 		return report(-ENOMEM, PTAGS_OP_ADD, NULL, 0, "exec");
@@ -739,6 +794,25 @@ static int cmd_exec(int argc, char **argv)
 		if (!strcmp(argv[i], "--")) {
 			i++;
 			break;
+		}
+		if (!strcmp(argv[i], "--from") || !strcmp(argv[i], "--match")) {
+			const char *opt = argv[i++];
+
+			if (i == argc)
+				rc = usage_error("%s needs a value", opt);
+			else if (!strcmp(opt, "--match"))
+				rc = npats == EXEC_MAX_MATCH ?
+				     usage_error("at most %d --match", EXEC_MAX_MATCH) :
+				     check_name(argv[i], 1);
+			else if (parse_pid(argv[i], &from) || from <= 0)
+				rc = usage_error("--from: '%s' is not a process id", argv[i]);
+			if (rc) {
+				ptags_txn_free(txn);
+				return rc;
+			}
+			if (!strcmp(opt, "--match"))
+				pats[npats++] = argv[i];
+			continue;
 		}
 		if (!strcmp(argv[i], "--tag") || !strcmp(argv[i], "-t")) {
 			if (i + 1 == argc) {
@@ -771,15 +845,25 @@ static int cmd_exec(int argc, char **argv)
 		}
 		argv[ntags++] = t;	/* remember for messages */
 	}
-	if (i >= argc) {
+	if (i >= argc)
+		rc = usage_error("exec needs a command: ptags exec [--tag T[=V]]... [--from PID --match PATTERN]... -- CMD [ARG...]");
+	else if ((from >= 0) != (npats > 0))
+		rc = usage_error("--from PID and --match PATTERN go together");
+	else if (from >= 0)
+		rc = exec_from(txn, from, pats, npats);
+	if (rc) {
 		ptags_txn_free(txn);
-		return usage_error("exec needs a command: ptags exec [--tag T[=V]]... -- CMD [ARG...]");
+		return rc;
 	}
-	if (ntags) {
+	if (ntags || npats) {
 		err = ptags_txn_commit(txn, 0);
 		if (err) {
 			ptags_txn_free(txn);
 			join(names, sizeof(names), ntags, argv);
+			if (npats)
+				return report(err, PTAGS_OP_WRITE, NULL, 0,
+					      "copy the tags of %d to itself (pid %d)",
+					      (int)from, (int)getpid());
 			return report(err, ntags == 1 && !strchr(argv[0], '=') ?
 				      PTAGS_OP_ADD : PTAGS_OP_WRITE,
 				      ntags == 1 ? argv[0] : NULL, 0,
@@ -807,7 +891,7 @@ static const struct {
 	{ "has", "has PID [@]NAME|PREFIX:*|NAME=VALUE\n  Exit 0 if PID has a matching tag (with @: a kept one), 1 if not.\n" },
 	{ "apply", "apply PID [FILE]\n  Send FILE (default or -: standard input) as one transaction of\n  protocol lines; on failure, name the line that failed.\n" },
 	{ "ps", "ps [NAME|PREFIX:*|NAME=VALUE]\n  Tagged processes: pid, command, matching tags (--json: as JSON).\n" },
-	{ "exec", "exec [--tag NAME[=VALUE]]... -- CMD [ARG...]\n  Add kept tags to itself, then execute CMD (which also inherits every\n  kept tag ptags holds, permission tags included: see ptags(1)).\n" },
+	{ "exec", "exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n  Add kept tags to itself, then execute CMD (which also inherits every\n  kept tag ptags holds, permission tags included: see ptags(1)).\n  --from PID --match PATTERN: copy PID's tags matching PATTERN (read by\n  pidfd), kept, after removing ptags's own: \"runc exec\" joins a container\n  with  ptags exec --from INIT_PID --match 'oci:*' -- runc exec ID CMD\n" },
 };
 
 static const char *usage_of(const char *cmd)

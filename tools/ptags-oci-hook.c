@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ptags-oci-hook: an OCI runtime hook for the createRuntime stage that
+ * gives a container's init process its identity as kept tags, which every
+ * process of the container inherits and its workload cannot remove.
+ *
+ * The runtime writes the container's state (runtime-spec "state": id,
+ * pid, bundle, annotations) on stdin after the init process exists and
+ * before the user program is executed; a hook that fails stops the
+ * container.  JSON is parsed with Jansson (Debian's libjansson), a parser
+ * used and fuzzed far more widely than one written for this program could
+ * be.  The tags are written in ONE transaction through a pidfd of the init
+ * process (libptags), so they reach that process or nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+#include <jansson.h>
+
+#include "ptags.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+#define MAX_MAPS	64
+
+static const char usage_text[] =
+"usage: ptags-oci-hook [--prefix P] [--kubernetes] [--annotation KEY=NAME]...\n"
+"                      [--optional] < STATE.json\n"
+"An OCI createRuntime hook: tags the container's init process with\n"
+"@P:id=CONTAINER_ID (P defaults to \"oci\") and, for each annotation mapped\n"
+"with --annotation (or the --kubernetes preset) that the container has,\n"
+"@P:NAME=VALUE; every earlier P:* tag of the process is removed.  Exits 1\n"
+"(the runtime then stops the container) when the tags cannot be written,\n"
+"unless --optional.  See ptags-oci-hook(1).\n";
+
+/* An annotation to copy: its key, and the tag name under the prefix. */
+struct map {
+	const char *key, *name;
+};
+
+/*
+ * The Kubernetes preset: what containerd's CRI plugin and CRI-O put in a
+ * container's annotations, mapped to the same four tags.
+ */
+static const struct map kubernetes[] = {
+	{ "io.kubernetes.cri.sandbox-name", "k8s:pod" },
+	{ "io.kubernetes.cri.sandbox-namespace", "k8s:namespace" },
+	{ "io.kubernetes.cri.sandbox-uid", "k8s:pod-uid" },
+	{ "io.kubernetes.cri.container-name", "k8s:container" },
+	{ "io.kubernetes.pod.name", "k8s:pod" },
+	{ "io.kubernetes.pod.namespace", "k8s:namespace" },
+	{ "io.kubernetes.pod.uid", "k8s:pod-uid" },
+	{ "io.kubernetes.container.name", "k8s:container" },
+};
+
+static struct map maps[MAX_MAPS];
+static size_t nmaps;
+static const char *prefix = "oci";
+static int optional;
+static const char *container = "?";
+
+static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptags-oci-hook: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* Why the container cannot be tagged; returns -1. */
+static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "ptags-oci-hook: container %s: ", container);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+static int usage_error(const char *what)
+{
+	say("%s", what);
+	fputs(usage_text, stderr);
+	return 2;
+}
+
+/* "PREFIX:NAME" in a malloc'ed string, or NULL when it is not a valid name. */
+static char *tag_name(const char *name, const char **why)
+{
+	char *s;
+
+	if (asprintf(&s, "%s:%s", prefix, name) < 0)
+		return NULL;
+	if (ptags_name_valid(s, why)) {
+		free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int add_map(const char *key, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < nmaps; i++)
+		if (!strcmp(maps[i].key, key))
+			return 0;	/* the first mapping of a key wins */
+	if (nmaps == MAX_MAPS)
+		return usage_error("too many --annotation options");
+	maps[nmaps].key = key;
+	maps[nmaps].name = name;
+	nmaps++;
+	return 0;
+}
+
+/* Add the kept tag PREFIX:NAME with @value to @txn; 0 or -1. */
+static int add_tag(struct ptags_txn *txn, const char *name, const char *value)
+{
+	const char *why = "";
+	char *t = tag_name(name, &why);
+
+	if (!t)
+		return fail("cannot form the tag %s:%s: %s", prefix, name, why);
+	if (ptags_value_valid(value, &why)) {
+		free(t);
+		return fail("the value for %s:%s is not a valid tag value: %s",
+			    prefix, name, why);
+	}
+	ptags_txn_add_kept(txn, t);
+	if (*value)
+		ptags_txn_set_value(txn, t, value);
+	else
+		ptags_txn_clear_value(txn, t);
+	free(t);
+	return 0;
+}
+
+/* Build the transaction from the state; 0 or -1. */
+static int build(json_t *state, struct ptags_txn *txn)
+{
+	json_t *annotations = json_object_get(state, "annotations");
+	char *pattern;
+	size_t i;
+
+	if (asprintf(&pattern, "%s:*", prefix) < 0)
+		return fail("out of memory");
+	/* Stale identity (inherited from a tagged runtime) goes first. */
+	ptags_txn_remove(txn, pattern);
+	free(pattern);
+	if (add_tag(txn, "id", container))
+		return -1;
+	if (annotations && !json_is_object(annotations))
+		return fail("\"annotations\" is not an object");
+	for (i = 0; annotations && i < nmaps; i++) {
+		json_t *v = json_object_get(annotations, maps[i].key);
+
+		if (!v)
+			continue;
+		if (!json_is_string(v))
+			return fail("annotation %s is not a string", maps[i].key);
+		if (add_tag(txn, maps[i].name, json_string_value(v)))
+			return -1;
+	}
+	return 0;
+}
+
+static int run(void)
+{
+	struct ptags_root *root = NULL;
+	struct ptags_txn *txn;
+	json_error_t jerr;
+	json_t *state, *id, *pid;
+	json_int_t nr;
+	int pidfd, err, rc;
+
+	state = json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr);
+	if (!state)
+		return fail("the state on stdin is not JSON: %s (line %d)",
+			    jerr.text, jerr.line);
+	id = json_object_get(state, "id");
+	pid = json_object_get(state, "pid");
+	if (!json_is_string(id) || !*json_string_value(id)) {
+		json_decref(state);
+		return fail("the state has no container \"id\"");
+	}
+	container = json_string_value(id);
+	nr = json_is_integer(pid) ? json_integer_value(pid) : 0;
+	if (nr <= 0 || nr > 0x7fffffff) {
+		rc = fail("the state has no valid \"pid\" (is the hook in the createRuntime stage?)");
+		json_decref(state);
+		return rc;
+	}
+	txn = ptags_txn_new();
+	if (!txn) {
+		json_decref(state);
+		return fail("out of memory");
+	}
+	rc = build(state, txn);
+	if (rc)
+		goto out;
+	pidfd = syscall(SYS_pidfd_open, (pid_t)nr, 0);
+	if (pidfd < 0) {
+		rc = fail("cannot open process %lld: %s", (long long)nr,
+			  strerror(errno));
+		goto out;
+	}
+	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (!err)
+		err = ptags_pidfd_commit(root, pidfd, txn);
+	close(pidfd);
+	ptags_root_close(root);
+	if (err == -ENODEV)
+		rc = fail("ptags is not loaded (no ptags file system at %s)",
+			  ptags_root());
+	else if (err)
+		rc = fail("cannot tag process %lld: %s", (long long)nr,
+			  ptags_strerror(err));
+out:
+	ptags_txn_free(txn);
+	json_decref(state);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const char *why = "";
+	char *probe;
+	size_t k;
+	int i, rc;
+
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			fputs(usage_text, stdout);
+			return 0;
+		} else if (!strcmp(a, "--version")) {
+			printf("ptags-oci-hook %s\n", PTAGS_VERSION);
+			return 0;
+		} else if (!strcmp(a, "--optional")) {
+			optional = 1;
+		} else if (!strcmp(a, "--kubernetes")) {
+			for (k = 0; k < sizeof(kubernetes) / sizeof(kubernetes[0]); k++)
+				if ((rc = add_map(kubernetes[k].key, kubernetes[k].name)))
+					return rc;
+		} else if (!strcmp(a, "--prefix") || !strcmp(a, "--annotation")) {
+			if (i + 1 == argc)
+				return usage_error(!strcmp(a, "--prefix") ?
+						   "--prefix needs a value" :
+						   "--annotation needs KEY=NAME");
+			if (!strcmp(a, "--prefix")) {
+				prefix = argv[++i];
+				continue;
+			}
+			{
+				char *eq = strchr(argv[++i], '=');
+
+				if (!eq || eq == argv[i] || !eq[1])
+					return usage_error("--annotation needs KEY=NAME");
+				*eq = 0;
+				rc = add_map(argv[i], eq + 1);
+				if (rc)
+					return rc;
+			}
+		} else {
+			say("unknown argument '%s'", a);
+			return usage_error("the state comes on stdin, not as an argument");
+		}
+	}
+	/* The prefix must form names: checked once, whatever the order. */
+	probe = tag_name("id", &why);
+	if (!probe) {
+		say("--prefix %s does not form valid tag names: %s", prefix, why);
+		return 2;
+	}
+	free(probe);
+	for (k = 0; k < nmaps; k++) {
+		probe = tag_name(maps[k].name, &why);
+		if (!probe) {
+			say("%s:%s is not a valid tag name: %s", prefix,
+			    maps[k].name, why);
+			return 2;
+		}
+		free(probe);
+	}
+	if (!run())
+		return 0;
+	fprintf(stderr, optional ?
+		"ptags-oci-hook: --optional: the container starts untagged\n" :
+		"ptags-oci-hook: the container is not started\n");
+	return optional ? 0 : 1;
+}
