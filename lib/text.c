@@ -113,7 +113,7 @@ int ptags_explain(char *buf, size_t size, int err, enum ptags_op op,
 				"a transaction is one write of at most max_write bytes (/sys/module/ptags/parameters/max_write)");
 	case ENODEV:
 		return snprintf(buf, size,
-				"%s does not exist: is the ptags module loaded (modprobe ptags)?",
+				"%s is not a ptags file system: is the ptags module loaded (modprobe ptags)?",
 				ptags_root());
 	case EOPNOTSUPP:
 		return snprintf(buf, size, "SO_PEERPIDFD needs Linux 6.5 or later");

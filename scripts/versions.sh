@@ -21,6 +21,7 @@ check dkms.conf "$(sed -n 's/^PACKAGE_VERSION="\(.*\)"$/\1/p' dkms.conf)"
 check "debian/changelog" "$(dpkg-parsechangelog -S Version 2>/dev/null || sed -n '1s/.*(\(.*\)).*/\1/p' debian/changelog)"
 check "module/main.c MODULE_VERSION" "$(sed -n 's/^MODULE_VERSION("\(.*\)");$/\1/p' module/main.c)"
 check "tools/ptags.1" "$(sed -n 's/^\.TH .*"ptags \([^"]*\)".*/\1/p' tools/ptags.1)"
+check "tools/ptags-oci-hook.1" "$(sed -n 's/^\.TH .*"ptags \([^"]*\)".*/\1/p' tools/ptags-oci-hook.1)"
 check "include/ptags.h PTAGS_LIB_VERSION" \
 	"$((lib / 10000)).$((lib / 100 % 100)).$((lib % 100))"
 exit $st

@@ -56,6 +56,18 @@ for c in rm set unset keep unkeep has apply ps exec; do
 		"'$c --help' shows the usage of $c ($rc)"
 done
 
+run exec --from 50 -- true
+ok $([ $rc = 2 ] && [[ "$err" == *"go together"* ]] && echo 0 || echo 1) \
+	"'exec --from' without --match is a usage error ($rc: $err)"
+run exec --from +5 --match 'a:*' -- true
+ok $([ $rc = 2 ] && [[ "$err" == *"not a process id"* ]] && echo 0 || echo 1) \
+	"'exec --from +5' is not a process id ($rc)"
+run exec --from 50 --match 'bad*' -- true
+ok $([ $rc = 5 ] && echo 0 || echo 1) "'exec --match bad*': an invalid pattern ($rc)"
+run exec --from $$ --match 'a:*' -- true
+ok $([ $rc = 8 ] && echo 0 || echo 1) \
+	"'exec --from' on a root that is not a ptags file system: not available ($rc: $err)"
+
 run --root
 ok $([ $rc = 2 ] && [[ "$err" == *"--root needs a directory"* ]] && echo 0 || echo 1) \
 	"'--root' without a directory says so ($rc: $err)"
