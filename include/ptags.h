@@ -406,6 +406,59 @@ int ptags_root_peer_read(const struct ptags_root *root, int sock,
 			 int *pidfd, struct ptags_set **set);
 
 /* ------------------------------------------------------------------ */
+/* Watching (SPEC §3.5, PTAGS_2)                                      */
+
+/*
+ * A watch is an inotify descriptor on a root's directory (every process
+ * that becomes tagged, changes, stops being tagged) and on chosen
+ * processes' entries, for a daemon's own event loop: poll(2) the
+ * descriptor, then call ptags_watch_next() until it returns 0.
+ */
+struct ptags_watch;
+
+#define PTAGS_WATCH_ALL		1u	/* ptags_watch_open(): the directory */
+
+/* What happened (ptags_watch_next()). */
+#define PTAGS_WATCH_TAGGED	1	/* the process became tagged */
+#define PTAGS_WATCH_CHANGED	2	/* its tags changed */
+#define PTAGS_WATCH_UNTAGGED	3	/* its last tag was removed */
+#define PTAGS_WATCH_EXITED	4	/* it exited */
+#define PTAGS_WATCH_OVERFLOW	5	/* events were lost: list again */
+
+/*
+ * ptags_watch_open() - a watch of @root; with PTAGS_WATCH_ALL, of its
+ * directory.  Returns 0, -EINVAL (flags), or inotify's errors (-EMFILE,
+ * -ENOSPC: its limits).
+ */
+int ptags_watch_open(const struct ptags_root *root, unsigned int flags,
+		     struct ptags_watch **watch);
+/* The descriptor to poll for POLLIN. */
+int ptags_watch_fd(const struct ptags_watch *watch);
+void ptags_watch_close(struct ptags_watch *watch);
+
+/*
+ * ptags_watch_pidfd() - also watch the process of @pidfd (which the caller
+ * keeps): its changes and its exit.  Its entry is found as by
+ * ptags_pidfd_read(), so the watch is on that process even if its pid is
+ * reused.  Errors as ptags_pidfd_read(), and inotify's.
+ */
+int ptags_watch_pidfd(struct ptags_watch *watch, int pidfd);
+
+/*
+ * ptags_watch_next() - the next event: 1 and *@pid (in the root's pid
+ * namespace; 0 for an overflow) and *@what (PTAGS_WATCH_*), 0 when none is
+ * waiting, or a negative errno.  A change seen through the directory names
+ * a pid: a process that exited just after may have given its pid to
+ * another, so act on it through a pidfd.  Through the directory, an exit
+ * and an untagging look alike; the library tells them apart by whether the
+ * process still exists, which can be wrong if its pid was reused at once.
+ */
+int ptags_watch_next(struct ptags_watch *watch, pid_t *pid,
+		     unsigned int *what);
+/* "tagged", "changed", "untagged", "exited", "overflow". */
+const char *ptags_watch_what(unsigned int what);
+
+/* ------------------------------------------------------------------ */
 /* Errors and output                                                  */
 
 /*

@@ -79,4 +79,15 @@ static inline void ptags_inode_init_times(struct inode *inode)
 #define ptags_drop_inode	generic_delete_inode
 #endif
 
+/*
+ * 6.12 made the fsnotify mode of an open file two bits ("fsnotify: add
+ * pre-content hooks"): FMODE_NONOTIFY alone still means "no events".
+ */
+#ifdef FMODE_FSNOTIFY_MASK
+#define ptags_file_nonotify(f) \
+	((f)->f_mode = ((f)->f_mode & ~FMODE_FSNOTIFY_MASK) | FMODE_NONOTIFY)
+#else
+#define ptags_file_nonotify(f)	((f)->f_mode |= FMODE_NONOTIFY)
+#endif
+
 #endif /* PTAGS_COMPAT_H */

@@ -11,6 +11,7 @@
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
+#include <linux/fsnotify.h>
 #include <linux/hash.h>
 #include <linux/magic.h>
 #include <linux/mm.h>
@@ -18,7 +19,9 @@
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/pid_namespace.h>
+#include <linux/poll.h>
 #include <linux/proc_fs.h>
+#include <linux/rculist.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -26,6 +29,8 @@
 #include <linux/uaccess.h>
 #include <linux/umh.h>
 #include <linux/user_namespace.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
 
 #include "uapi/linux/ptags.h"
 #include "compat.h"
@@ -46,6 +51,7 @@ struct ptags_file {
 	char *snap;			/* read snapshot: the text (SPEC §3.3) */
 	size_t snap_len;
 	bool have_snap;
+	u64 seen;			/* SPEC §3.5: stamp last read at 0 */
 	/* SPEC §5.5, for files opened for writing: */
 	struct pid *opener;		/* the opener's thread-group id */
 	struct pt_set *opener_set;	/* its permission tags at open */
@@ -73,7 +79,29 @@ struct ptags_sb_info {
 	struct pid_namespace *ns;	/* the mounter's pid namespace */
 	enum ptags_hidepid hidepid;
 	kgid_t gid;			/* exempt from hidepid */
+	struct super_block *sb;
+	struct list_head node;		/* in ptags_sbs while mounted */
+	struct inode *anon;		/* never in the tree (ptags_notify()) */
 };
+
+/*
+ * An inode of this file system.  A pid entry has one inode per process and
+ * mount while anything holds it (an open file, a dentry, an inotify watch):
+ * events for a process find it there (SPEC §3.5).
+ */
+struct ptags_inode {
+	struct inode vfs;
+	/* pid entries only: */
+	wait_queue_head_t changes;	/* pollers of POLLPRI */
+	struct wait_queue_entry exit_wait;	/* on the pid's wait_pidfd */
+	struct work_struct exit_work;	/* IN_DELETE_SELF, in process context */
+	unsigned long exited;		/* bit 0: exit_work queued once */
+};
+
+static struct ptags_inode *ptags_i(struct inode *inode)
+{
+	return container_of(inode, struct ptags_inode, vfs);
+}
 
 static struct ptags_sb_info *ptags_sb(const struct super_block *sb)
 {
@@ -141,11 +169,21 @@ static struct task_struct *ptags_inode_task(struct inode *inode)
 	return task;
 }
 
+/* The stamp of @task's set now (SPEC §3.5; 0: untagged). */
+static u64 ptags_stamp_of(struct task_struct *task)
+{
+	u64 stamp;
+
+	pt_set_put(ptags_task_set_stamp(task, &stamp));
+	return stamp;
+}
+
 static int ptags_file_open(struct inode *inode, struct file *file)
 {
 	struct task_struct *task = ptags_inode_task(inode);
 	struct ptags_file *f;
 	struct pt_set *mine;
+	u64 seen;
 	int err;
 
 	if (!task)
@@ -156,12 +194,20 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 		put_task_struct(task);
 		return -EACCES;
 	}
+	seen = ptags_stamp_of(task);
 	put_task_struct(task);
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
 	if (!f)
 		return -ENOMEM;
 	mutex_init(&f->lock);
+	f->seen = seen;
+	/*
+	 * SPEC §3.5: an entry's events are changes of its tags, which the
+	 * watch worker reports; not the VFS's IN_MODIFY for every write, even
+	 * one that changed nothing, nor opens, reads and closes.
+	 */
+	ptags_file_nonotify(file);
 	if (file->f_mode & FMODE_WRITE) {
 		mine = ptags_task_set(current);
 		err = pt_set_rights(mine, &f->opener_set);
@@ -190,11 +236,13 @@ static int ptags_file_release(struct inode *inode, struct file *file)
 
 /*
  * The text of @task's set, in a buffer charged to the caller; *@len is its
- * length.  NULL with *@len 0 for an untagged process.
+ * length, *@stamp its stamp (SPEC §3.5).  NULL with *@len 0 for an untagged
+ * process.
  */
-static char *ptags_snapshot(struct task_struct *task, size_t *len)
+static char *ptags_snapshot(struct task_struct *task, size_t *len,
+			    u64 *stamp)
 {
-	struct pt_set *set = ptags_task_set(task);
+	struct pt_set *set = ptags_task_set_stamp(task, stamp);
 	u64 size = pt_set_text_size(set);
 	char *text = NULL;
 
@@ -230,12 +278,16 @@ static ssize_t ptags_file_read(struct file *file, char __user *ubuf,
 
 	mutex_lock(&f->lock);
 	if (*ppos == 0 || !f->have_snap) {
+		u64 stamp;
+
 		task = ptags_inode_task(file_inode(file));
 		if (!task) {
 			done = -ESRCH;
 			goto out;
 		}
-		text = ptags_snapshot(task, &len);
+		text = ptags_snapshot(task, &len, &stamp);
+		if (*ppos == 0)
+			WRITE_ONCE(f->seen, stamp);
 		put_task_struct(task);
 		if (IS_ERR(text)) {
 			done = PTR_ERR(text);
@@ -452,12 +504,40 @@ out:
 	return count;
 }
 
+/*
+ * SPEC §3.5: always readable, and writable (a write never waits for
+ * readiness; io_uring polls for that before some writes); POLLPRI once the
+ * set changed since this descriptor last read from offset 0; POLLHUP once
+ * the process exited (the pid's wait_pidfd queue is woken then, as for a
+ * pidfd's poll).
+ */
+static __poll_t ptags_file_poll(struct file *file, poll_table *pt)
+{
+	struct inode *inode = file_inode(file);
+	struct ptags_inode *pi = ptags_i(inode);
+	struct ptags_file *f = file->private_data;
+	struct pid *pid = inode->i_private;
+	struct task_struct *task;
+	__poll_t mask = EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
+
+	poll_wait(file, &pi->changes, pt);
+	poll_wait(file, &pid->wait_pidfd, pt);
+	task = ptags_inode_task(inode);
+	if (!task)
+		return mask | EPOLLHUP;
+	if (ptags_stamp_of(task) != READ_ONCE(f->seen))
+		mask |= EPOLLPRI;
+	put_task_struct(task);
+	return mask;
+}
+
 static const struct file_operations ptags_file_fops = {
 	.owner = THIS_MODULE,
 	.open = ptags_file_open,
 	.release = ptags_file_release,
 	.read = ptags_file_read,
 	.write_iter = ptags_file_write_iter,
+	.poll = ptags_file_poll,
 	.llseek = default_llseek,
 };
 
@@ -496,6 +576,208 @@ static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode)
 	inode->i_mode = mode;
 	ptags_inode_init_times(inode);
 	return inode;
+}
+
+/*
+ * Watching (SPEC §3.5).  Every change of a process's tags is an event of its
+ * table entry (table.c), which queues the entry, at most once at a time, to
+ * one worker when someone might watch: a pid inode is alive, or a mount has
+ * fsnotify marks.  The worker calls ptags_notify(), in process context, which
+ * tells each mount's directory (IN_CREATE, IN_MODIFY, IN_DELETE with the pid
+ * as name) and the process's inode there, if it exists (IN_MODIFY, and
+ * POLLPRI for its open files).  Nothing is allocated per event: a storm of
+ * changes coalesces in the entries, and inotify's queue limit is the only
+ * queue.  A process's exit reaches its inodes through the pid's wait_pidfd
+ * queue, as a pidfd's poll does: IN_DELETE_SELF and POLLHUP, tagged or not.
+ */
+static struct kmem_cache *ptags_inode_cache;
+static atomic_t ptags_pid_inodes = ATOMIC_INIT(0);
+static LIST_HEAD(ptags_sbs);			/* RCU; writers hold: */
+static DEFINE_MUTEX(ptags_sbs_lock);		/* also held by ptags_notify() */
+
+static struct inode *ptags_alloc_inode(struct super_block *sb)
+{
+	struct ptags_inode *pi;
+
+#ifdef PTAGS_HAVE_ALLOC_INODE_SB
+	pi = alloc_inode_sb(sb, ptags_inode_cache, GFP_KERNEL);
+#else
+	pi = kmem_cache_alloc(ptags_inode_cache, GFP_KERNEL);
+#endif
+	if (!pi)
+		return NULL;
+	init_waitqueue_head(&pi->changes);
+	pi->exited = 0;
+	return &pi->vfs;
+}
+
+static void ptags_inode_once(void *obj)
+{
+	inode_init_once(&((struct ptags_inode *)obj)->vfs);
+}
+
+static void ptags_free_inode(struct inode *inode)
+{
+	kmem_cache_free(ptags_inode_cache, ptags_i(inode));
+}
+
+static void ptags_exit_work(struct work_struct *work)
+{
+	struct ptags_inode *pi = container_of(work, struct ptags_inode,
+					      exit_work);
+
+	fsnotify_inode(&pi->vfs, FS_DELETE_SELF);
+}
+
+/* The pid's wait_pidfd was woken (under its lock): did the process exit? */
+static int ptags_exit_wake(struct wait_queue_entry *wait, unsigned int mode,
+			   int sync, void *key)
+{
+	struct ptags_inode *pi = container_of(wait, struct ptags_inode,
+					      exit_wait);
+	struct task_struct *task;
+	bool alive;
+
+	rcu_read_lock();
+	task = pid_task(pi->vfs.i_private, PIDTYPE_PID);
+	alive = ptags_task_alive(task);
+	rcu_read_unlock();
+	if (!alive && !test_and_set_bit(0, &pi->exited))
+		queue_work(system_unbound_wq, &pi->exit_work);
+	return 0;
+}
+
+static int ptags_inode_test(struct inode *inode, void *pid)
+{
+	return inode->i_private == pid;
+}
+
+static int ptags_inode_set(struct inode *inode, void *pid)
+{
+	inode->i_private = get_pid(pid);	/* put by ptags_evict_inode() */
+	return 0;
+}
+
+/* The inode of process @pid in @sb: the existing one, or a new one. */
+static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
+{
+	struct ptags_inode *pi;
+	struct inode *inode;
+
+	inode = iget5_locked(sb, (unsigned long)pid, ptags_inode_test,
+			     ptags_inode_set, pid);
+	if (!inode || !(inode->i_state & I_NEW))
+		return inode;
+	pi = ptags_i(inode);
+	inode->i_ino = get_next_ino();
+	inode->i_mode = S_IFREG | 0666;
+	ptags_inode_init_times(inode);
+	inode->i_fop = &ptags_file_fops;
+	INIT_WORK(&pi->exit_work, ptags_exit_work);
+	init_waitqueue_func_entry(&pi->exit_wait, ptags_exit_wake);
+	add_wait_queue(&pid->wait_pidfd, &pi->exit_wait);
+	atomic_inc(&ptags_pid_inodes);
+	unlock_new_inode(inode);
+	/* It may have exited before we were on the queue. */
+	ptags_exit_wake(&pi->exit_wait, 0, 0, NULL);
+	return inode;
+}
+
+static bool ptags_sb_watched(struct super_block *sb)
+{
+#ifdef PTAGS_HAVE_FSNOTIFY_SB_HAS_WATCHERS
+	return fsnotify_sb_has_watchers(sb);
+#else
+	return atomic_long_read(&sb->s_fsnotify_connectors);
+#endif
+}
+
+/**
+ * ptags_watched - might anyone see an event now?
+ *
+ * Cheap, and callable from the hooks (preemption disabled): true while a pid
+ * inode exists or a mount has fsnotify marks.
+ */
+bool ptags_watched(void)
+{
+	struct ptags_sb_info *sbi;
+	bool watched = atomic_read(&ptags_pid_inodes);
+
+	rcu_read_lock();
+	list_for_each_entry_rcu(sbi, &ptags_sbs, node) {
+		if (watched)
+			break;
+		watched = ptags_sb_watched(sbi->sb);
+	}
+	rcu_read_unlock();
+	return watched;
+}
+
+/**
+ * ptags_notify - tell the watchers of every mount about a change
+ * @pid: the process (its thread-group pid)
+ * @events: PTAGS_EV_* that happened, in the order CREATE, MODIFY, DELETE
+ *
+ * Process context (the watch worker).  A mount with hidepid=invisible gets
+ * no directory events: inotify cannot hide them from whom they concern.
+ */
+void ptags_notify(struct pid *pid, unsigned int events)
+{
+	char buf[PTAGS_PID_NAME_MAX];
+	struct ptags_sb_info *sbi;
+	struct inode *dir, *inode;
+	bool shown, shown_modify;
+	struct qstr name;
+	pid_t nr;
+
+	mutex_lock(&ptags_sbs_lock);
+	list_for_each_entry(sbi, &ptags_sbs, node) {
+		nr = pid_nr_ns(pid, sbi->ns);
+		if (nr <= 0)
+			continue;
+		/* An exit is the entry's IN_DELETE_SELF (ptags_exit_wake()). */
+		inode = events & (PTAGS_EV_CREATE | PTAGS_EV_MODIFY) ?
+			ilookup5(sbi->sb, (unsigned long)pid,
+				 ptags_inode_test, pid) : NULL;
+		if (inode)
+			wake_up_interruptible_poll(&ptags_i(inode)->changes,
+						   EPOLLPRI);
+		shown = READ_ONCE(sbi->hidepid) != PTAGS_HIDEPID_INVISIBLE;
+		dir = d_inode(sbi->sb->s_root);
+		name.name = buf;
+		name.len = snprintf(buf, sizeof(buf), "%d", nr);
+		name.hash = 0;
+		if (events & PTAGS_EV_CREATE) {
+			if (shown)
+				fsnotify_name(FS_CREATE, dir, FSNOTIFY_EVENT_INODE,
+					      dir, &name, 0);
+			if (inode)
+				fsnotify_inode(inode, FS_MODIFY);
+		}
+		/* Untagged: the directory says IN_DELETE, not IN_MODIFY. */
+		if (events & PTAGS_EV_DELETE)
+			shown_modify = false;
+		else
+			shown_modify = shown;
+		if ((events & PTAGS_EV_MODIFY) && shown_modify) {
+			/*
+			 * An event on a child: the directory's watchers get
+			 * it with the name, the entry's (if it exists) without.
+			 * Without an entry inode, the mount's anonymous one
+			 * stands in: nobody can watch it.
+			 */
+			fsnotify(FS_MODIFY | FS_EVENT_ON_CHILD,
+				 inode ? inode : sbi->anon, FSNOTIFY_EVENT_INODE,
+				 dir, &name, inode ? inode : sbi->anon, 0);
+		} else if ((events & PTAGS_EV_MODIFY) && inode) {
+			fsnotify_inode(inode, FS_MODIFY);
+		}
+		if ((events & PTAGS_EV_DELETE) && shown)
+			fsnotify_name(FS_DELETE, dir, FSNOTIFY_EVENT_INODE, dir,
+				      &name, 0);
+		iput(inode);
+	}
+	mutex_unlock(&ptags_sbs_lock);
 }
 
 /* A pid as procfs spells it: decimal, no sign, no leading zero. */
@@ -546,13 +828,10 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 	if (!pid)
 		return ERR_PTR(-ENOENT);
 
-	inode = ptags_new_inode(dir->i_sb, S_IFREG | 0666);
-	if (!inode) {
-		put_pid(pid);
+	inode = ptags_pid_inode(dir->i_sb, pid);
+	put_pid(pid);
+	if (!inode)
 		return ERR_PTR(-ENOMEM);
-	}
-	inode->i_private = pid;		/* put by ptags_evict_inode() */
-	inode->i_fop = &ptags_file_fops;
 	d_add(dentry, inode);
 	return NULL;
 }
@@ -694,9 +973,17 @@ static const struct inode_operations ptags_dir_iops = {
 
 static void ptags_evict_inode(struct inode *inode)
 {
+	struct ptags_inode *pi = ptags_i(inode);
+	struct pid *pid = inode->i_private;	/* NULL but for pid files */
+
 	truncate_inode_pages_final(&inode->i_data);
 	clear_inode(inode);
-	put_pid(inode->i_private);	/* NULL but for pid files */
+	if (!pid)
+		return;
+	remove_wait_queue(&pid->wait_pidfd, &pi->exit_wait);
+	cancel_work_sync(&pi->exit_work);
+	atomic_dec(&ptags_pid_inodes);
+	put_pid(pid);
 }
 
 static const char *const ptags_hidepid_names[] = {
@@ -720,6 +1007,8 @@ static int ptags_show_options(struct seq_file *m, struct dentry *root)
 }
 
 static const struct super_operations ptags_sops = {
+	.alloc_inode = ptags_alloc_inode,
+	.free_inode = ptags_free_inode,
 	.statfs = simple_statfs,
 	.drop_inode = ptags_drop_inode,
 	.evict_inode = ptags_evict_inode,
@@ -777,6 +1066,13 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	if (!READ_ONCE(ptags_ready))
 		WRITE_ONCE(ptags_mounted_early, true);
+	sbi->anon = ptags_new_inode(sb, S_IFREG);
+	if (!sbi->anon)
+		return -ENOMEM;
+	sbi->sb = sb;
+	mutex_lock(&ptags_sbs_lock);
+	list_add_tail_rcu(&sbi->node, &ptags_sbs);
+	mutex_unlock(&ptags_sbs_lock);
 	return 0;
 }
 
@@ -889,6 +1185,13 @@ static void ptags_kill_sb(struct super_block *sb)
 {
 	struct ptags_sb_info *sbi = ptags_sb(sb);
 
+	if (sbi && sbi->sb) {
+		mutex_lock(&ptags_sbs_lock);
+		list_del_rcu(&sbi->node);
+		mutex_unlock(&ptags_sbs_lock);
+		synchronize_rcu();	/* ptags_watched() is done with it */
+		iput(sbi->anon);
+	}
 	kill_anon_super(sb);
 	if (sbi) {
 		put_pid_ns(sbi->ns);
@@ -987,6 +1290,12 @@ int ptags_fs_init(void)
 		spin_lock_init(&ptags_turns[i].lock);
 		INIT_LIST_HEAD(&ptags_turns[i].queue);
 	}
+	ptags_inode_cache = kmem_cache_create("ptags_inode",
+					      sizeof(struct ptags_inode), 0,
+					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
+					      ptags_inode_once);
+	if (!ptags_inode_cache)
+		return -ENOMEM;
 
 	/* NULL when the name exists already (or, unlikely, out of memory). */
 	if (!proc_create_mount_point("ptags")) {
@@ -1026,6 +1335,8 @@ err_fs:
 	unregister_filesystem(&ptags_fs_type);
 err_proc:
 	remove_proc_entry("ptags", NULL);
+	rcu_barrier();		/* inodes are freed after a grace period */
+	kmem_cache_destroy(ptags_inode_cache);
 	return err;
 }
 
@@ -1034,4 +1345,6 @@ void ptags_fs_uninit(void)
 {
 	unregister_filesystem(&ptags_fs_type);
 	remove_proc_entry("ptags", NULL);
+	rcu_barrier();		/* inodes are freed after a grace period */
+	kmem_cache_destroy(ptags_inode_cache);
 }

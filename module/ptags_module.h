@@ -26,6 +26,7 @@ struct pid_namespace;
 int ptags_table_init(void);
 void ptags_table_uninit(void);
 struct pt_set *ptags_task_set(struct task_struct *task);
+struct pt_set *ptags_task_set_stamp(struct task_struct *task, u64 *stamp);
 int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 		       struct pt_set *new);
 void ptags_task_fork(struct task_struct *parent, struct task_struct *child);
@@ -40,6 +41,13 @@ void ptags_hooks_uninit(void);
 /* fs.c */
 int ptags_fs_init(void);
 void ptags_fs_uninit(void);
+bool ptags_watched(void);
+void ptags_notify(struct pid *pid, unsigned int events);
+
+/* What happened to a process's tags (SPEC §3.5), for ptags_notify(). */
+#define PTAGS_EV_CREATE		1u	/* it became tagged */
+#define PTAGS_EV_MODIFY		2u	/* its set changed */
+#define PTAGS_EV_DELETE		4u	/* it stopped being tagged */
 
 /* sets.c */
 int ptags_sets_init(void);

@@ -24,6 +24,7 @@
 
 #include <linux/delay.h>
 #include <linux/hash.h>
+#include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
 #include <linux/module.h>
@@ -41,15 +42,20 @@
 #include "compat.h"
 #include "ptags_module.h"
 
-/* 64 bytes on x86-64 without lock debugging: the cost of a tagged process. */
+/* 80 bytes on x86-64 without lock debugging: the cost of a tagged process. */
 struct ptags_proc {
 	struct hlist_bl_node node;
 	const struct signal_struct *key;	/* never dereferenced */
-	struct pid *tgid;			/* for listings */
+	struct pid *tgid;			/* for listings and events */
 	raw_spinlock_t lock;
-	bool dead;				/* unlinked or being unlinked */
+	atomic_t watch;				/* PTAGS_W_*, events pending */
 	struct pt_set __rcu *set;		/* NULL once dead */
-	struct rcu_head rcu;
+	u64 stamp;				/* changes, for POLLPRI */
+	bool dead;				/* unlinked or being unlinked */
+	union {
+		struct rcu_head rcu;		/* being freed */
+		struct llist_node wnode;	/* queued for the watch worker */
+	};
 };
 
 /*
@@ -140,6 +146,18 @@ static struct ptags_proc *ptags_proc_take(void)
 	return obj;
 }
 
+/*
+ * SPEC §3.5: a set's stamp tells a reader whether it changed since it last
+ * read (POLLPRI).  Stamps never repeat; 0 is an untagged process.  An entry
+ * made by fork takes 1: a process is made by fork only once.
+ */
+static atomic64_t ptags_stamps = ATOMIC64_INIT(1);
+
+static u64 ptags_stamp_next(void)
+{
+	return atomic64_inc_return(&ptags_stamps);
+}
+
 static struct hlist_bl_head *ptags_bucket(const struct signal_struct *sig)
 {
 	return &ptags_table[hash_ptr(sig, ptags_table_bits)];
@@ -192,13 +210,15 @@ static void ptags_proc_delete(struct ptags_proc *proc)
 /* Fill a new entry for @task's process, holding @set. */
 static struct ptags_proc *ptags_proc_init(struct ptags_proc *proc,
 					  struct task_struct *task,
-					  struct pt_set *set)
+					  struct pt_set *set, u64 stamp)
 {
 	proc->key = task->signal;
 	proc->tgid = get_pid(task_tgid(task));
 	raw_spin_lock_init(&proc->lock);
 	RCU_INIT_POINTER(proc->set, set);
 	proc->dead = false;
+	atomic_set(&proc->watch, 0);
+	proc->stamp = stamp;
 	return proc;
 }
 
@@ -222,16 +242,72 @@ static void ptags_proc_free_rcu(struct rcu_head *head)
 }
 
 /*
+ * SPEC §3.5: an entry's changes wait in its watch word for the worker,
+ * which the entry joins at most once at a time: events coalesce, nothing is
+ * allocated for them.  An entry freed while queued is freed by the worker.
+ */
+#define PTAGS_W_EVENTS	(PTAGS_EV_CREATE | PTAGS_EV_MODIFY | PTAGS_EV_DELETE)
+#define PTAGS_W_QUEUED	0x100u
+#define PTAGS_W_FREE	0x200u
+
+static LLIST_HEAD(ptags_watch_queue);
+
+static void ptags_watch_run(struct work_struct *work)
+{
+	struct llist_node *list = llist_del_all(&ptags_watch_queue);
+	struct ptags_proc *proc, *next;
+	unsigned int w;
+	struct pid *pid;
+
+	/* In the order the entries were queued: one process's never swap. */
+	llist_for_each_entry_safe(proc, next, llist_reverse_order(list), wnode) {
+		pid = get_pid(proc->tgid);
+		w = atomic_fetch_andnot(PTAGS_W_EVENTS | PTAGS_W_QUEUED,
+					&proc->watch);
+		if (w & PTAGS_W_FREE)
+			call_rcu(&proc->rcu, ptags_proc_free_rcu);
+		ptags_notify(pid, w & PTAGS_W_EVENTS);
+		put_pid(pid);
+		cond_resched();
+	}
+}
+
+static DECLARE_WORK(ptags_watch_work, ptags_watch_run);
+
+/* Record @ev for the watchers, if any may be; under @proc's lock, live. */
+static void ptags_proc_event(struct ptags_proc *proc, unsigned int ev)
+{
+	if (!ptags_watched())
+		return;
+	if (atomic_fetch_or(ev | PTAGS_W_QUEUED, &proc->watch) & PTAGS_W_QUEUED)
+		return;
+	llist_add(&proc->wnode, &ptags_watch_queue);
+	queue_work(system_unbound_wq, &ptags_watch_work);
+}
+
+/* Free an unlinked entry after a grace period, or once the worker is done. */
+static void ptags_proc_release(struct ptags_proc *proc)
+{
+	if (atomic_fetch_or(PTAGS_W_FREE, &proc->watch) & PTAGS_W_QUEUED)
+		return;
+	call_rcu(&proc->rcu, ptags_proc_free_rcu);
+}
+
+/*
  * Replace the set @cur of @proc, whose lock the caller holds, by @next,
  * which comes with its own reference; drops the lock.  With @next NULL the
  * process is untagged: the entry is unlinked and freed after a grace period.
+ * @ev is what the watchers are told.
  */
 static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
-			       struct pt_set *next)
+			       struct pt_set *next, unsigned int ev)
 	__releases(&proc->lock)
 {
+	ptags_proc_event(proc, ev);
 	if (next) {
 		rcu_assign_pointer(proc->set, next);
+		/* After the set: a reader that sees this stamp sees the set. */
+		smp_store_release(&proc->stamp, ptags_stamp_next());
 		raw_spin_unlock(&proc->lock);
 		pt_set_put(cur);
 		return;
@@ -241,8 +317,22 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 	raw_spin_unlock(&proc->lock);
 	ptags_proc_delete(proc);
 	pt_set_put(cur);
-	call_rcu(&proc->rcu, ptags_proc_free_rcu);
+	ptags_proc_release(proc);
 	ptags_count(&ptags_stats.tagged_processes, -1);
+}
+
+/*
+ * A new entry was linked: IN_CREATE, unless it is already gone again.  Under
+ * rcu_read_lock() (or with preemption disabled) since before it was linked.
+ */
+static void ptags_proc_created(struct ptags_proc *proc)
+{
+	if (!ptags_watched())
+		return;
+	raw_spin_lock(&proc->lock);
+	if (!proc->dead)
+		ptags_proc_event(proc, PTAGS_EV_CREATE);
+	raw_spin_unlock(&proc->lock);
 }
 
 /* Remove the entry of the process with signal_struct @sig, if any. */
@@ -260,13 +350,17 @@ static void ptags_proc_remove(const struct signal_struct *sig)
 		if (proc->dead)
 			raw_spin_unlock(&proc->lock);
 		else
-			ptags_proc_publish(proc, cur, NULL);
+			ptags_proc_publish(proc, cur, NULL, PTAGS_EV_DELETE);
 	}
 	rcu_read_unlock();
 }
 
-/* A reference on the set of the process with signal_struct @sig, or NULL. */
-static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
+/*
+ * A reference on the set of the process with signal_struct @sig, or NULL;
+ * and, if @stamp is not NULL, a stamp no newer than the set (0: untagged).
+ */
+static struct pt_set *ptags_sig_set(const struct signal_struct *sig,
+				    u64 *stamp)
 {
 	struct ptags_proc *proc;
 	struct pt_set *set;
@@ -274,6 +368,10 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
 	rcu_read_lock();
 	proc = ptags_proc_lookup(sig);
 	for (;;) {
+		if (stamp) {
+			/* Pairs with ptags_proc_publish(): stamp, then set. */
+			*stamp = proc ? smp_load_acquire(&proc->stamp) : 0;
+		}
 		set = proc ? rcu_dereference(proc->set) : NULL;
 		/*
 		 * A published set holds the entry's reference; if it just
@@ -284,6 +382,8 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
 		cpu_relax();
 	}
 	rcu_read_unlock();
+	if (!set && stamp)
+		*stamp = 0;
 	return set;
 }
 
@@ -296,7 +396,18 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig)
  */
 struct pt_set *ptags_task_set(struct task_struct *task)
 {
-	return ptags_sig_set(task->signal);
+	return ptags_sig_set(task->signal, NULL);
+}
+
+/**
+ * ptags_task_set_stamp - ptags_task_set(), and its stamp (SPEC §3.5)
+ * @task: any thread of the process
+ * @stamp: receives a value that changes whenever the set does, no newer
+ *	than the set returned (0: untagged)
+ */
+struct pt_set *ptags_task_set_stamp(struct task_struct *task, u64 *stamp)
+{
+	return ptags_sig_set(task->signal, stamp);
 }
 
 /*
@@ -340,7 +451,8 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 			pt_set_put(new);
 			return -EAGAIN;
 		}
-		ptags_proc_publish(proc, cur, new);
+		ptags_proc_publish(proc, cur, new, new ? PTAGS_EV_MODIFY :
+				   PTAGS_EV_MODIFY | PTAGS_EV_DELETE);
 		rcu_read_unlock();
 		return 0;
 	}
@@ -366,13 +478,20 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 		pt_set_put(new);
 		return -ENOMEM;
 	}
-	err = ptags_proc_insert(ptags_proc_init(proc, task, new));
+	/* Once linked, an exit may free it: look at it under RCU only. */
+	rcu_read_lock();
+	err = ptags_proc_insert(ptags_proc_init(proc, task, new,
+						ptags_stamp_next()));
+	if (!err) {
+		ptags_count(&ptags_stats.tagged_processes, 1);
+		ptags_proc_created(proc);
+	}
+	rcu_read_unlock();
 	if (err) {
 		ptags_proc_discard(proc);
 		pt_set_put(new);
 		return -EAGAIN;		/* someone else tagged it first */
 	}
-	ptags_count(&ptags_stats.tagged_processes, 1);
 
 	/*
 	 * The exit hook decrements signal->live (a full barrier) and then
@@ -457,12 +576,12 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 
 	if (child->signal == parent->signal)
 		return;		/* a new thread shares its process's set */
-	set = ptags_sig_set(parent->signal);
+	set = ptags_sig_set(parent->signal, NULL);
 	if (!set)
 		return;
 
 	proc = ptags_proc_take();
-	err = proc ? ptags_proc_insert(ptags_proc_init(proc, child, set)) :
+	err = proc ? ptags_proc_insert(ptags_proc_init(proc, child, set, 1)) :
 		     -ENOMEM;
 	if (err) {
 		/* -EEXIST cannot happen for a new process; free it anyway. */
@@ -477,6 +596,7 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 	}
 	ptags_count(&ptags_stats.tagged_processes, 1);
 	ptags_count(&ptags_stats.inherited, 1);
+	ptags_proc_created(proc);
 	/* Published before wake_up_new_task() makes the child "not new". */
 	smp_wmb();
 }
@@ -506,7 +626,7 @@ void ptags_task_exec(struct task_struct *task)
 		goto out;
 	}
 	ptags_count(&ptags_stats.pruned, 1);
-	ptags_proc_publish(proc, cur, pt_set_get(next));
+	ptags_proc_publish(proc, cur, pt_set_get(next), PTAGS_EV_MODIFY);
 out:
 	rcu_read_unlock();
 }
@@ -670,6 +790,8 @@ void ptags_table_uninit(void)
 	unsigned int cpu, i;
 
 	cancel_work_sync(&ptags_refill_work);
+	/* No file system is left, so the worker only frees what it holds. */
+	flush_work(&ptags_watch_work);
 	/*
 	 * A load that fails after the hooks ran may have queued kills (each
 	 * holds a module reference, which an unload would wait for, but a

@@ -7,6 +7,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -57,12 +60,13 @@ static const char usage_text[] =
 "  apply PID [FILE]                send FILE (default: standard input) as one\n"
 "                                  transaction of protocol lines (ptags(1))\n"
 "  ps [NAME|PREFIX:*|NAME=VALUE]   tagged processes: pid, command, matching tags\n"
+"  watch [PID...|QUERY]           one line per change until interrupted\n"
 "  exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n"
 "                                  add kept tags (or copy PID's tags matching\n"
 "                                  PATTERN) to itself, then execute CMD\n"
 "\n"
 "Options:\n"
-"  --json      listings (PID..., ps) as JSON\n"
+"  --json      listings (PID..., ps) as JSON; watch: one object per line\n"
 "  --root DIR  use DIR instead of $PTAGS_ROOT or /proc/ptags\n"
 "  -h, --help  this text;  -V, --version\n"
 "\n"
@@ -729,6 +733,189 @@ static int cmd_ps(int argc, char **argv)
 	return count ? EX_OK : EX_NO;
 }
 
+/* ---- watch ---- */
+
+static volatile sig_atomic_t watch_stop;
+
+static void watch_signal(int sig)
+{
+	(void)sig;
+	watch_stop = 1;
+}
+
+/* Pids a QUERY watch has shown as matching (to report their leaving). */
+struct pidset {
+	pid_t *p;
+	size_t n, cap;
+};
+
+static int pidset_has(const struct pidset *s, pid_t pid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n; i++)
+		if (s->p[i] == pid)
+			return 1;
+	return 0;
+}
+
+static void pidset_put(struct pidset *s, pid_t pid, int in)
+{
+	size_t i;
+
+	for (i = 0; i < s->n && s->p[i] != pid; i++)
+		;
+	if (!in && i < s->n)
+		s->p[i] = s->p[--s->n];
+	if (!in || i < s->n)
+		return;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 16;
+		pid_t *np = realloc(s->p, cap * sizeof(*np));
+
+		if (!np)
+			return;
+		s->p = np;
+		s->cap = cap;
+	}
+	s->p[s->n++] = pid;
+}
+
+/* One event: time, pid, what, and the tags (matching @query) when known. */
+static void watch_print(pid_t pid, unsigned int what,
+			const struct ptags_set *set, const char *query)
+{
+	struct timespec ts;
+	char when[40];
+	struct tm tm;
+	size_t k;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (json) {
+		char *j = set ? ptags_set_json(set, query) : NULL;
+
+		printf("{\"time\":\"%s.%03ldZ\",\"pid\":%d,\"event\":\"%s\",\"tags\":%s}\n",
+		       when, ts.tv_nsec / 1000000, (int)pid,
+		       ptags_watch_what(what), j ? j : "[]");
+		free(j);
+	} else {
+		printf("%s.%03ldZ %d %s", when, ts.tv_nsec / 1000000, (int)pid,
+		       ptags_watch_what(what));
+		for (k = 0; set && k < ptags_set_count(set); k++) {
+			const struct ptags_tag *t = ptags_set_tag(set, k);
+
+			if (query && ptags_match(query, t->name, t->value) != 1)
+				continue;
+			putchar(' ');
+			print_tag(t);
+		}
+		putchar('\n');
+	}
+	fflush(stdout);
+}
+
+/*
+ * ptags watch [PID... | QUERY]: one line per event until interrupted (or,
+ * watching PIDs, until they all exited).
+ */
+static int cmd_watch(int argc, char **argv)
+{
+	const char *query = NULL;
+	struct ptags_root *root = NULL;
+	struct ptags_watch *w = NULL;
+	struct pidset matching = { 0 };
+	struct sigaction sa = { .sa_handler = watch_signal };
+	int i, err, live = 0, pids = argc > 0;
+	pid_t pid;
+
+	for (i = 0; i < argc; i++)
+		if (parse_pid(argv[i], &pid) || !pid)
+			pids = 0;
+	if (argc && !pids) {
+		if (argc > 1)
+			return usage_error("watch takes PIDs, or one NAME, PREFIX:* or NAME=VALUE");
+		query = argv[0];
+		err = check_query(query);
+		if (err)
+			return err;
+	}
+	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (!err)
+		err = ptags_watch_open(root, pids ? 0 : PTAGS_WATCH_ALL, &w);
+	if (err) {
+		ptags_root_close(root);
+		return report(err, PTAGS_OP_READ, NULL, 0, "watch %s", ptags_root());
+	}
+	for (i = 0; pids && i < argc; i++) {
+		int pidfd;
+
+		parse_pid(argv[i], &pid);
+		pidfd = syscall(SYS_pidfd_open, pid, 0);
+		err = pidfd < 0 ? (errno == EINVAL ? -ESRCH : -errno) :
+				  ptags_watch_pidfd(w, pidfd);
+		if (pidfd >= 0)
+			close(pidfd);
+		if (err) {
+			ptags_watch_close(w);
+			ptags_root_close(root);
+			return report(err, PTAGS_OP_READ, NULL, 1, "watch %d", (int)pid);
+		}
+		live++;
+	}
+	if (query) {
+		struct ptags_listing *l;
+		size_t k;
+
+		if (!ptags_root_list(root, query, 0, &l)) {
+			for (k = 0; k < ptags_listing_count(l); k++)
+				pidset_put(&matching, ptags_listing_pid(l, k), 1);
+			ptags_listing_free(l);
+		}
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	while (!watch_stop && (!pids || live)) {
+		struct pollfd p = { .fd = ptags_watch_fd(w), .events = POLLIN };
+		unsigned int what;
+
+		if (poll(&p, 1, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			err = -errno;
+			break;
+		}
+		while ((err = ptags_watch_next(w, &pid, &what)) == 1) {
+			struct ptags_set *set = NULL;
+			int show = 1;
+
+			if (what == PTAGS_WATCH_TAGGED || what == PTAGS_WATCH_CHANGED)
+				ptags_root_read(root, pid, &set);
+			if (query && what != PTAGS_WATCH_OVERFLOW) {
+				int now = set && ptags_set_match(set, query) == 1;
+
+				show = now || pidset_has(&matching, pid);
+				pidset_put(&matching, pid, now);
+			}
+			if (show)
+				watch_print(pid, what, set, query);
+			ptags_set_free(set);
+			if (pids && what == PTAGS_WATCH_EXITED)
+				live--;
+		}
+		if (err < 0)
+			break;
+		err = 0;
+	}
+	free(matching.p);
+	ptags_watch_close(w);
+	ptags_root_close(root);
+	if (err < 0)
+		return report(err, PTAGS_OP_READ, NULL, 0, "watch");
+	return EX_OK;
+}
+
 /* ---- exec ---- */
 
 #define EXEC_MAX_MATCH	16
@@ -891,6 +1078,7 @@ static const struct {
 	{ "has", "has PID [@]NAME|PREFIX:*|NAME=VALUE\n  Exit 0 if PID has a matching tag (with @: a kept one), 1 if not.\n" },
 	{ "apply", "apply PID [FILE]\n  Send FILE (default or -: standard input) as one transaction of\n  protocol lines; on failure, name the line that failed.\n" },
 	{ "ps", "ps [NAME|PREFIX:*|NAME=VALUE]\n  Tagged processes: pid, command, matching tags (--json: as JSON).\n" },
+	{ "watch", "watch [--json] [PID... | NAME|PREFIX:*|NAME=VALUE]\n  One line per change until interrupted: time, pid, what happened (tagged,\n  changed, untagged, exited, overflow) and the tags (those matching the\n  query).  PIDs: their changes, until they all exited.  --json: one object\n  per line.\n" },
 	{ "exec", "exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n  Add kept tags to itself, then execute CMD (which also inherits every\n  kept tag ptags holds, permission tags included: see ptags(1)).\n  --from PID --match PATTERN: copy PID's tags matching PATTERN (read by\n  pidfd), kept, after removing ptags's own: \"runc exec\" joins a container\n  with  ptags exec --from INIT_PID --match 'oci:*' -- runc exec ID CMD\n" },
 };
 
@@ -992,6 +1180,8 @@ int main(int argc, char **argv)
 		return cmd_apply(npos - 1, pos + 1);
 	if (!strcmp(cmd, "exec"))
 		return cmd_exec(npos - 1, pos + 1);
+	if (!strcmp(cmd, "watch"))
+		return cmd_watch(npos - 1, pos + 1);
 	for (k = 0; k < sizeof(changes) / sizeof(changes[0]); k++)
 		if (!strcmp(cmd, changes[k].cmd))
 			return cmd_change(&changes[k], npos - 1, pos + 1);

@@ -41,14 +41,7 @@ static void note(const char *what, bool good, int err)
 /* A write of @line to its own tags through the bind-mounted host root. */
 static int self_write(const char *line)
 {
-	int fd = open("/ptags/self", O_WRONLY), err = 0;
-
-	if (fd < 0)
-		return errno;
-	if (write(fd, line, strlen(line)) < 0)
-		err = errno;
-	close(fd);
-	return err;
+	return file_write("/ptags/self", line);
 }
 
 static bool self_has(const char *want)
