@@ -90,4 +90,35 @@ static inline void ptags_inode_init_times(struct inode *inode)
 #define ptags_file_nonotify(f)	((f)->f_mode |= FMODE_NONOTIFY)
 #endif
 
+/*
+ * After 6.12 (7.2 has it), inode->i_state became a structure read through
+ * accessors such as inode_state_read_once().  Probed in Kbuild.
+ */
+#ifdef PTAGS_HAVE_INODE_STATE_READ_ONCE
+#define ptags_inode_is_new(inode)	(inode_state_read_once(inode) & I_NEW)
+#else
+#define ptags_inode_is_new(inode)	((inode)->i_state & I_NEW)
+#endif
+
+/*
+ * 5.18 added alloc_inode_sb() (memcg-aware inode allocation); before, the
+ * cache's own allocation.  Probed in Kbuild.
+ */
+#ifdef PTAGS_HAVE_ALLOC_INODE_SB
+#define ptags_alloc_inode_sb(sb, cache)	alloc_inode_sb(sb, cache, GFP_KERNEL)
+#else
+#define ptags_alloc_inode_sb(sb, cache)	kmem_cache_alloc(cache, GFP_KERNEL)
+#endif
+
+/*
+ * After 6.1 (6.12 has it), the superblock's fsnotify state moved behind
+ * struct fsnotify_sb_info, read with fsnotify_sb_has_watchers().  Probed
+ * in Kbuild.
+ */
+#ifdef PTAGS_HAVE_FSNOTIFY_SB_HAS_WATCHERS
+#define ptags_sb_watched(sb)	fsnotify_sb_has_watchers(sb)
+#else
+#define ptags_sb_watched(sb)	(atomic_long_read(&(sb)->s_fsnotify_connectors) != 0)
+#endif
+
 #endif /* PTAGS_COMPAT_H */

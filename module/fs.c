@@ -599,11 +599,7 @@ static struct inode *ptags_alloc_inode(struct super_block *sb)
 {
 	struct ptags_inode *pi;
 
-#ifdef PTAGS_HAVE_ALLOC_INODE_SB
-	pi = alloc_inode_sb(sb, ptags_inode_cache, GFP_KERNEL);
-#else
-	pi = kmem_cache_alloc(ptags_inode_cache, GFP_KERNEL);
-#endif
+	pi = ptags_alloc_inode_sb(sb, ptags_inode_cache);
 	if (!pi)
 		return NULL;
 	init_waitqueue_head(&pi->changes);
@@ -666,7 +662,7 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 
 	inode = iget5_locked(sb, (unsigned long)pid, ptags_inode_test,
 			     ptags_inode_set, pid);
-	if (!inode || !(inode->i_state & I_NEW))
+	if (!inode || !ptags_inode_is_new(inode))
 		return inode;
 	pi = ptags_i(inode);
 	inode->i_ino = get_next_ino();
@@ -681,15 +677,6 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 	/* It may have exited before we were on the queue. */
 	ptags_exit_wake(&pi->exit_wait, 0, 0, NULL);
 	return inode;
-}
-
-static bool ptags_sb_watched(struct super_block *sb)
-{
-#ifdef PTAGS_HAVE_FSNOTIFY_SB_HAS_WATCHERS
-	return fsnotify_sb_has_watchers(sb);
-#else
-	return atomic_long_read(&sb->s_fsnotify_connectors);
-#endif
 }
 
 /**
