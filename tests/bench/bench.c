@@ -570,6 +570,9 @@ int main(int argc, char **argv)
 		ww.w.text[0] = "+bench:w\n";
 		ww.w.text[1] = "-bench:w\n";
 		ww.w.len[0] = ww.w.len[1] = strlen(ww.w.text[0]);
+		/* Start without bench:w, so that every write changes the set. */
+		if (write(ww.w.fd, "-bench:w\n", 9) < 0)
+			fail("remove bench:w");
 		ww.w.next = 0;
 		ww.in = dir_watch();
 		write1_seen_us = measure(op_write_seen, &ww, 400);

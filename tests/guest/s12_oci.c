@@ -526,6 +526,16 @@ int main(int argc, char **argv)
 		struct ctr a = { runtimes[k], "a1", false, 0 };
 		struct ctr b = { runtimes[k], "b2", true, 0 };
 
+		/*
+		 * runc sets up cgroup v2 device rules with a BPF program: a
+		 * kernel without the bpf() syscall (the debug kernel of make
+		 * check-debug) cannot run its containers at all.
+		 */
+		if (k == 1 && syscall(SYS_bpf, 0, NULL, 0) < 0 && errno == ENOSYS) {
+			ok(true, "# SKIP runc: this kernel has no bpf() syscall, which runc needs for cgroup v2 devices");
+			continue;
+		}
+
 		/* Two at once: one plain, one in its own user namespace. */
 		start(&a);
 		start(&b);
