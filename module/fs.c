@@ -52,11 +52,15 @@ struct ptags_file {
 	size_t snap_len;
 	bool have_snap;
 	u64 seen;			/* SPEC §3.5: stamp last read at 0 */
+	unsigned long polled;		/* bit 0: counted in ptags_pollers */
 	/* SPEC §5.5, for files opened for writing: */
 	struct pid *opener;		/* the opener's thread-group id */
 	struct pt_set *opener_set;	/* its permission tags at open */
 	bool opener_priv;		/* its privilege when it opened it */
 };
+
+/* Open entries that were ever polled (SPEC §3.5: see ptags_watched()). */
+static atomic_t ptags_pollers = ATOMIC_INIT(0);
 
 /* What an open /proc/ptags directory remembers: the listing's snapshot. */
 struct ptags_dir {
@@ -227,6 +231,8 @@ static int ptags_file_release(struct inode *inode, struct file *file)
 {
 	struct ptags_file *f = file->private_data;
 
+	if (test_bit(0, &f->polled))
+		atomic_dec(&ptags_pollers);
 	kvfree(f->snap);
 	pt_set_put(f->opener_set);
 	put_pid(f->opener);
@@ -520,6 +526,11 @@ static __poll_t ptags_file_poll(struct file *file, poll_table *pt)
 	struct task_struct *task;
 	__poll_t mask = EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
 
+	if (!test_and_set_bit(0, &f->polled)) {
+		atomic_inc(&ptags_pollers);
+		/* Counted before the stamp is read: pairs with the writers. */
+		smp_mb__after_atomic();
+	}
 	poll_wait(file, &pi->changes, pt);
 	poll_wait(file, &pid->wait_pidfd, pt);
 	task = ptags_inode_task(inode);
@@ -581,7 +592,7 @@ static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode)
 /*
  * Watching (SPEC §3.5).  Every change of a process's tags is an event of its
  * table entry (table.c), which queues the entry, at most once at a time, to
- * one worker when someone might watch: a pid inode is alive, or a mount has
+ * one worker when someone might watch: an open entry was polled, or a mount has
  * fsnotify marks.  The worker calls ptags_notify(), in process context, which
  * tells each mount's directory (IN_CREATE, IN_MODIFY, IN_DELETE with the pid
  * as name) and the process's inode there, if it exists (IN_MODIFY, and
@@ -591,7 +602,6 @@ static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode)
  * queue, as a pidfd's poll does: IN_DELETE_SELF and POLLHUP, tagged or not.
  */
 static struct kmem_cache *ptags_inode_cache;
-static atomic_t ptags_pid_inodes = ATOMIC_INIT(0);
 static LIST_HEAD(ptags_sbs);			/* RCU; writers hold: */
 static DEFINE_MUTEX(ptags_sbs_lock);		/* also held by ptags_notify() */
 
@@ -672,7 +682,6 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 	INIT_WORK(&pi->exit_work, ptags_exit_work);
 	init_waitqueue_func_entry(&pi->exit_wait, ptags_exit_wake);
 	add_wait_queue(&pid->wait_pidfd, &pi->exit_wait);
-	atomic_inc(&ptags_pid_inodes);
 	unlock_new_inode(inode);
 	/* It may have exited before we were on the queue. */
 	ptags_exit_wake(&pi->exit_wait, 0, 0, NULL);
@@ -682,13 +691,16 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 /**
  * ptags_watched - might anyone see an event now?
  *
- * Cheap, and callable from the hooks (preemption disabled): true while a pid
- * inode exists or a mount has fsnotify marks.
+ * Cheap, and callable from the hooks (preemption disabled): true while an
+ * open entry has been polled or a mount has fsnotify marks (an inotify
+ * watch on its directory or on an entry).  The caller has published the
+ * change and its stamp before, with a full barrier: a poller counted too
+ * late reads the new stamp itself (ptags_file_poll()).
  */
 bool ptags_watched(void)
 {
 	struct ptags_sb_info *sbi;
-	bool watched = atomic_read(&ptags_pid_inodes);
+	bool watched = atomic_read(&ptags_pollers);
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sbi, &ptags_sbs, node) {
@@ -969,7 +981,6 @@ static void ptags_evict_inode(struct inode *inode)
 		return;
 	remove_wait_queue(&pid->wait_pidfd, &pi->exit_wait);
 	cancel_work_sync(&pi->exit_work);
-	atomic_dec(&ptags_pid_inodes);
 	put_pid(pid);
 }
 

@@ -303,17 +303,22 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 			       struct pt_set *next, unsigned int ev)
 	__releases(&proc->lock)
 {
-	ptags_proc_event(proc, ev);
 	if (next) {
 		rcu_assign_pointer(proc->set, next);
 		/* After the set: a reader that sees this stamp sees the set. */
 		smp_store_release(&proc->stamp, ptags_stamp_next());
+		/* The change, then who watches it: see ptags_watched(). */
+		smp_mb();
+		ptags_proc_event(proc, ev);
 		raw_spin_unlock(&proc->lock);
 		pt_set_put(cur);
 		return;
 	}
 	WRITE_ONCE(proc->dead, true);
 	RCU_INIT_POINTER(proc->set, NULL);
+	/* The change, then who watches it: see ptags_watched(). */
+	smp_mb();
+	ptags_proc_event(proc, ev);
 	raw_spin_unlock(&proc->lock);
 	ptags_proc_delete(proc);
 	pt_set_put(cur);
@@ -327,6 +332,8 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
  */
 static void ptags_proc_created(struct ptags_proc *proc)
 {
+	/* The new entry, then who watches it: see ptags_watched(). */
+	smp_mb();
 	if (!ptags_watched())
 		return;
 	raw_spin_lock(&proc->lock);
