@@ -223,6 +223,22 @@ static void print_tag(const struct ptags_tag *t)
 
 /* ---- ptags [PID...] ---- */
 
+/* " TAG TAG...\n": the tags of @set (NULL: none) that match @query. */
+static void print_matching(const struct ptags_set *set, const char *query)
+{
+	size_t k;
+
+	for (k = 0; k < ptags_set_count(set); k++) {
+		const struct ptags_tag *t = ptags_set_tag(set, k);
+
+		if (query && ptags_match(query, t->name, t->value) != 1)
+			continue;
+		putchar(' ');
+		print_tag(t);
+	}
+	putchar('\n');
+}
+
 static int cmd_show(int argc, char **argv)
 {
 	pid_t pids[argc ? argc : 1];
@@ -683,7 +699,7 @@ static int cmd_ps(int argc, char **argv)
 {
 	const char *query = argc ? argv[0] : NULL;
 	struct ptags_proc *procs;
-	size_t count, i, k;
+	size_t count, i;
 	int err;
 
 	if (argc > 1)
@@ -715,15 +731,7 @@ static int cmd_ps(int argc, char **argv)
 			continue;
 		}
 		printf("%7d %-16s", (int)procs[i].pid, comm);
-		for (k = 0; k < ptags_set_count(set); k++) {
-			const struct ptags_tag *t = ptags_set_tag(set, k);
-
-			if (query && ptags_match(query, t->name, t->value) != 1)
-				continue;
-			putchar(' ');
-			print_tag(t);
-		}
-		putchar('\n');
+		print_matching(set, query);
 	}
 	if (json)
 		puts("]");
@@ -788,7 +796,6 @@ static void watch_print(pid_t pid, unsigned int what,
 	struct timespec ts;
 	char when[40];
 	struct tm tm;
-	size_t k;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
@@ -803,15 +810,7 @@ static void watch_print(pid_t pid, unsigned int what,
 	} else {
 		printf("%s.%03ldZ %d %s", when, ts.tv_nsec / 1000000, (int)pid,
 		       ptags_watch_what(what));
-		for (k = 0; set && k < ptags_set_count(set); k++) {
-			const struct ptags_tag *t = ptags_set_tag(set, k);
-
-			if (query && ptags_match(query, t->name, t->value) != 1)
-				continue;
-			putchar(' ');
-			print_tag(t);
-		}
-		putchar('\n');
+		print_matching(set, query);
 	}
 	fflush(stdout);
 }
