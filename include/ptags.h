@@ -427,8 +427,9 @@ struct ptags_watch;
 
 /*
  * ptags_watch_open() - a watch of @root; with PTAGS_WATCH_ALL, of its
- * directory.  Returns 0, -EINVAL (flags), or inotify's errors (-EMFILE,
- * -ENOSPC: its limits).
+ * directory.  inotify takes paths, so the root and its entries are named
+ * through /proc/self/fd: /proc must be mounted.  Returns 0, -EINVAL
+ * (flags), or inotify's errors (-EMFILE, -ENOSPC: its limits).
  */
 int ptags_watch_open(const struct ptags_root *root, unsigned int flags,
 		     struct ptags_watch **watch);
