@@ -627,6 +627,7 @@ static void ptags_free_inode(struct inode *inode)
 	kmem_cache_free(ptags_inode_cache, ptags_i(inode));
 }
 
+/* Nothing may touch @pi after the delivery: see ptags_evict_inode(). */
 static void ptags_exit_work(struct work_struct *work)
 {
 	struct ptags_inode *pi = container_of(work, struct ptags_inode,
@@ -980,7 +981,15 @@ static void ptags_evict_inode(struct inode *inode)
 	if (!pid)
 		return;
 	remove_wait_queue(&pid->wait_pidfd, &pi->exit_wait);
-	cancel_work_sync(&pi->exit_work);
+	/*
+	 * Delivering IN_DELETE_SELF can drop the last reference itself (a
+	 * one-shot watch is destroyed, and with it the inode's last user):
+	 * then we run inside that work, which must not wait for itself.  It
+	 * touches nothing after the delivery, and the inode is freed only
+	 * after a grace period.
+	 */
+	if (current_work() != &pi->exit_work)
+		cancel_work_sync(&pi->exit_work);
 	put_pid(pid);
 }
 

@@ -124,6 +124,34 @@ static void test_poll(void)
 	close(fd);
 }
 
+/*
+ * A one-shot watch holds the entry's inode alone: delivering IN_DELETE_SELF
+ * destroys the watch, which drops the inode from inside the delivery.
+ * Then inotify must still work (closing a watch waits for fsnotify's SRCU).
+ */
+static void test_oneshot_exit(void)
+{
+	char path[64];
+	struct seen s;
+	pid_t a = pt_sleeper(NULL);
+	int in, in2;
+
+	pt_path(path, sizeof(path), a);
+	in = inotify_init1(IN_NONBLOCK);
+	if (in < 0 || inotify_add_watch(in, path, IN_DELETE_SELF | IN_ONESHOT) < 0)
+		die("inotify on %s", path);
+	pt_stop(a);
+	drain(in, 3000, &s);
+	ok(has(&s, IN_DELETE_SELF, 0), "one-shot entry watch: IN_DELETE_SELF at exit (mask 0x%x)", s.mask);
+	/* Both need fsnotify's mark reaper to make progress. */
+	in2 = inotify_init1(IN_NONBLOCK);
+	if (in2 < 0 || inotify_add_watch(in2, PT_ROOT, IN_CREATE) < 0)
+		die("inotify on " PT_ROOT);
+	close(in2);
+	close(in);
+	ok(true, "one-shot entry watch: inotify descriptors still close afterwards");
+}
+
 /* A child holding an unkept tag execs: its entry's watcher sees IN_MODIFY. */
 static void test_entry_inotify(void)
 {
@@ -446,6 +474,7 @@ int main(void)
 	pt_write(0, "-\n");
 	test_poll();
 	test_entry_inotify();
+	test_oneshot_exit();
 	bits = dir_checks(PT_ROOT, true);
 	dir_report("directory watch, initial mount", bits);
 	bits = run_child(pidns_dir, NULL);
