@@ -605,6 +605,13 @@ static struct kmem_cache *ptags_inode_cache;
 static LIST_HEAD(ptags_sbs);			/* RCU; writers hold: */
 static DEFINE_MUTEX(ptags_sbs_lock);		/* also held by ptags_notify() */
 
+/*
+ * Mounts the hooks look at before they leave the question to the worker:
+ * any user may make many (a user namespace of their own can mount), and
+ * the hooks run with preemption disabled.
+ */
+#define PTAGS_WATCH_SB_WALK	8
+
 static struct inode *ptags_alloc_inode(struct super_block *sb)
 {
 	struct ptags_inode *pi;
@@ -701,13 +708,16 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 bool ptags_watched(void)
 {
 	struct ptags_sb_info *sbi;
+	unsigned int n = 0;
 	bool watched = atomic_read(&ptags_pollers);
 
 	rcu_read_lock();
 	list_for_each_entry_rcu(sbi, &ptags_sbs, node) {
 		if (watched)
 			break;
-		watched = ptags_sb_watched(sbi->sb);
+		/* Too many to look at here: the worker will. */
+		watched = ++n > PTAGS_WATCH_SB_WALK ||
+			  ptags_sb_watched(sbi->sb);
 	}
 	rcu_read_unlock();
 	return watched;
@@ -732,6 +742,9 @@ void ptags_notify(struct pid *pid, unsigned int events)
 
 	mutex_lock(&ptags_sbs_lock);
 	list_for_each_entry(sbi, &ptags_sbs, node) {
+		cond_resched();
+		if (!atomic_read(&ptags_pollers) && !ptags_sb_watched(sbi->sb))
+			continue;	/* nobody to tell here */
 		nr = pid_nr_ns(pid, sbi->ns);
 		if (nr <= 0)
 			continue;
@@ -822,8 +835,12 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 	rcu_read_lock();
 	pid = find_pid_ns(nr, sbi->ns);
 	task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
+	/*
+	 * A thread's entry is its process's: one inode, found by the events
+	 * of the process (SPEC §3.5), which the process's pid names.
+	 */
 	pid = ptags_task_alive(task) && !ptags_hidden(sbi, task) ?
-	      get_pid(pid) : NULL;
+	      get_pid(task_tgid(task)) : NULL;
 	rcu_read_unlock();
 	if (!pid)
 		return ERR_PTR(-ENOENT);
@@ -1308,7 +1325,8 @@ int ptags_fs_init(void)
 	if (!proc_create_mount_point("ptags")) {
 		pr_err("cannot create %s: does it exist already?\n",
 		       PTAGS_DEFAULT_ROOT);
-		return -EEXIST;
+		err = -EEXIST;
+		goto err_cache;
 	}
 	err = register_filesystem(&ptags_fs_type);
 	if (err)
@@ -1342,6 +1360,7 @@ err_fs:
 	unregister_filesystem(&ptags_fs_type);
 err_proc:
 	remove_proc_entry("ptags", NULL);
+err_cache:
 	rcu_barrier();		/* inodes are freed after a grace period */
 	kmem_cache_destroy(ptags_inode_cache);
 	return err;

@@ -14,6 +14,7 @@
 #include "ptags.h"
 
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <sys/inotify.h>
 #include <sys/mount.h>
@@ -150,6 +151,40 @@ static void test_oneshot_exit(void)
 	close(in2);
 	close(in);
 	ok(true, "one-shot entry watch: inotify descriptors still close afterwards");
+}
+
+static pid_t thread_tid;
+
+static void *thread_idle(void *arg)
+{
+	(void)arg;
+	__atomic_store_n(&thread_tid, (pid_t)syscall(SYS_gettid), __ATOMIC_SEQ_CST);
+	for (;;)
+		pause();
+	return NULL;
+}
+
+/* A thread's entry is its process's: it sees the process's changes. */
+static void test_thread_entry(void)
+{
+	char path[64];
+	struct seen s;
+	pthread_t t;
+	int in;
+
+	if (pthread_create(&t, NULL, thread_idle, NULL))
+		die("pthread_create");
+	while (!__atomic_load_n(&thread_tid, __ATOMIC_SEQ_CST))
+		usleep(1000);
+	snprintf(path, sizeof(path), PT_ROOT "/%d", (int)thread_tid);
+	in = inotify_init1(IN_NONBLOCK);
+	if (in < 0 || inotify_add_watch(in, path, IN_MODIFY) < 0)
+		die("inotify on %s", path);
+	pt_write(0, "+W:thread\n");
+	drain(in, 3000, &s);
+	ok(has(&s, IN_MODIFY, 0), "a thread's entry (%s): IN_MODIFY when its process's tags change", path);
+	pt_write(0, "-W:thread\n");
+	close(in);
 }
 
 /* A child holding an unkept tag execs: its entry's watcher sees IN_MODIFY. */
@@ -475,6 +510,7 @@ int main(void)
 	test_poll();
 	test_entry_inotify();
 	test_oneshot_exit();
+	test_thread_entry();
 	bits = dir_checks(PT_ROOT, true);
 	dir_report("directory watch, initial mount", bits);
 	bits = run_child(pidns_dir, NULL);
