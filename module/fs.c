@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The "ptags" file system (SPEC §3): one superblock per pid namespace, like
- * procfs.  Its root holds "self" and one regular file per process or thread,
- * found on lookup; a listing shows the tagged processes only.  The module
- * mounts an instance on /proc/ptags when it loads.
+ * The "ptags" file system (SPEC §3): one superblock per mount, resolving pids
+ * in its mounter's pid namespace like procfs, and showing one level of tags
+ * (SPEC §12: a user namespace; the initial one unless "level=" says
+ * otherwise).  Its root holds "self" and one regular file per process or
+ * thread of the level, found on lookup; a listing shows the processes tagged
+ * at the level only.  The module mounts an instance on /proc/ptags when it
+ * loads.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -81,6 +84,7 @@ enum ptags_hidepid {
 /* One mount (SPEC §3.1): where its pids live and whom it shows what. */
 struct ptags_sb_info {
 	struct pid_namespace *ns;	/* the mounter's pid namespace */
+	struct user_namespace *level;	/* SPEC §12 */
 	enum ptags_hidepid hidepid;
 	kgid_t gid;			/* exempt from hidepid */
 	struct super_block *sb;
@@ -146,44 +150,67 @@ static bool ptags_hidden(const struct ptags_sb_info *sbi,
 }
 
 /*
- * SPEC §5.4: CAP_MAC_ADMIN in the initial user namespace, nothing else.  The
- * kernel-thread flag grants nothing: io_uring workers carry it on some
- * kernels while they act for a user process.
+ * SPEC §5.4, §12: CAP_MAC_ADMIN in the level's user namespace (the initial
+ * one for /proc/ptags), nothing else.  The kernel-thread flag grants
+ * nothing: io_uring workers carry it on some kernels while they act for a
+ * user process.
  */
-static bool ptags_privileged(void)
+static bool ptags_privileged(const struct ptags_sb_info *sbi)
 {
-	return ns_capable_noaudit(&init_user_ns, CAP_MAC_ADMIN);
+	return ns_capable_noaudit(sbi->level, CAP_MAC_ADMIN);
 }
 
-/* SPEC §3.2: a process whose threads have all exited has no entry. */
-static bool ptags_task_alive(struct task_struct *task)
+/*
+ * SPEC §3.2: a process whose threads have all exited has no entry; SPEC §12:
+ * nor has one outside the mount's level.
+ */
+static bool ptags_task_alive(const struct ptags_sb_info *sbi,
+			     struct task_struct *task)
 {
-	return task && atomic_read(&task->signal->live);
+	return task && atomic_read(&task->signal->live) &&
+	       ptags_task_in_level(task, sbi->level);
 }
 
-/* The task of a /proc/ptags/PID inode, referenced, or NULL if it exited. */
+/*
+ * The task of a /proc/ptags/PID inode, referenced, or NULL if it exited (or
+ * left the mount's level).
+ */
 static struct task_struct *ptags_inode_task(struct inode *inode)
 {
 	struct task_struct *task = get_pid_task(inode->i_private, PIDTYPE_PID);
 
-	if (task && !ptags_task_alive(task)) {
+	if (task && !ptags_task_alive(ptags_sb(inode->i_sb), task)) {
 		put_task_struct(task);
 		task = NULL;
 	}
 	return task;
 }
 
+/*
+ * @task's set at the mount's level, for rights: none when @task is outside
+ * the level (SPEC §12: rights only through the writer's own set there).
+ */
+static struct pt_set *ptags_rights_of(const struct ptags_sb_info *sbi,
+				      struct task_struct *task)
+{
+	if (!ptags_task_in_level(task, sbi->level))
+		return NULL;
+	return ptags_task_set(task, sbi->level);
+}
+
 /* The stamp of @task's set now (SPEC §3.5; 0: untagged). */
-static u64 ptags_stamp_of(struct task_struct *task)
+static u64 ptags_stamp_of(const struct ptags_sb_info *sbi,
+			  struct task_struct *task)
 {
 	u64 stamp;
 
-	pt_set_put(ptags_task_set_stamp(task, &stamp));
+	pt_set_put(ptags_task_set_stamp(task, sbi->level, &stamp));
 	return stamp;
 }
 
 static int ptags_file_open(struct inode *inode, struct file *file)
 {
+	struct ptags_sb_info *sbi = ptags_sb(inode->i_sb);
 	struct task_struct *task = ptags_inode_task(inode);
 	struct ptags_file *f;
 	struct pt_set *mine;
@@ -193,12 +220,11 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 	if (!task)
 		return -ESRCH;
 	/* SPEC §3.1: hidepid=noaccess (and invisible) refuse reads. */
-	if ((file->f_mode & FMODE_READ) &&
-	    !ptags_may_see(ptags_sb(inode->i_sb), task)) {
+	if ((file->f_mode & FMODE_READ) && !ptags_may_see(sbi, task)) {
 		put_task_struct(task);
 		return -EACCES;
 	}
-	seen = ptags_stamp_of(task);
+	seen = ptags_stamp_of(sbi, task);
 	put_task_struct(task);
 
 	f = kzalloc(sizeof(*f), GFP_KERNEL_ACCOUNT);
@@ -213,7 +239,7 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 	 */
 	ptags_file_nonotify(file);
 	if (file->f_mode & FMODE_WRITE) {
-		mine = ptags_task_set(current);
+		mine = ptags_rights_of(sbi, current);
 		err = pt_set_rights(mine, &f->opener_set);
 		pt_set_put(mine);
 		if (err) {
@@ -221,7 +247,7 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 			return err;
 		}
 		f->opener = get_pid(task_tgid(current));
-		f->opener_priv = ptags_privileged();
+		f->opener_priv = ptags_privileged(sbi);
 	}
 	file->private_data = f;
 	return 0;
@@ -245,10 +271,10 @@ static int ptags_file_release(struct inode *inode, struct file *file)
  * length, *@stamp its stamp (SPEC §3.5).  NULL with *@len 0 for an untagged
  * process.
  */
-static char *ptags_snapshot(struct task_struct *task, size_t *len,
-			    u64 *stamp)
+static char *ptags_snapshot(const struct ptags_sb_info *sbi,
+			    struct task_struct *task, size_t *len, u64 *stamp)
 {
-	struct pt_set *set = ptags_task_set_stamp(task, stamp);
+	struct pt_set *set = ptags_task_set_stamp(task, sbi->level, stamp);
 	u64 size = pt_set_text_size(set);
 	char *text = NULL;
 
@@ -291,7 +317,8 @@ static ssize_t ptags_file_read(struct file *file, char __user *ubuf,
 			done = -ESRCH;
 			goto out;
 		}
-		text = ptags_snapshot(task, &len, &stamp);
+		text = ptags_snapshot(ptags_sb(file_inode(file)->i_sb), task,
+				      &len, &stamp);
 		if (*ppos == 0)
 			WRITE_ONCE(f->seen, stamp);
 		put_task_struct(task);
@@ -409,8 +436,8 @@ static int ptags_turn_take(struct ptags_turn *t,
  * computed again, still holding the turn, so that only an exec (at most one
  * prune per set) can move it again: no write is starved.
  */
-static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
-		       const struct pt_writer *w)
+static int ptags_apply(struct task_struct *task, struct user_namespace *level,
+		       const char *buf, size_t len, const struct pt_writer *w)
 {
 	const struct pt_limits lim = {
 		.max_tags = READ_ONCE(ptags_max_tags),
@@ -421,7 +448,7 @@ static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 	struct pt_set *old;
 	int err;
 
-	old = ptags_task_set(task);
+	old = ptags_task_set(task, level);
 	err = pt_apply(old, buf, len, w, &lim, &res);
 	if (err || !res.changed)
 		goto out;
@@ -431,11 +458,11 @@ static int ptags_apply(struct task_struct *task, const char *buf, size_t len,
 		goto out;
 	}
 	for (;;) {
-		err = ptags_task_replace(task, old, res.set);
+		err = ptags_task_replace(task, level, old, res.set);
 		if (err != -EAGAIN)
 			break;
 		pt_set_put(old);
-		old = ptags_task_set(task);
+		old = ptags_task_set(task, level);
 		err = pt_apply(old, buf, len, w, &lim, &res);
 		if (err || !res.changed)
 			break;
@@ -457,7 +484,8 @@ out:
  * missing final newline;
  * -EPERM when a change is not allowed (SPEC §5);
  * -ENOENT when "!" names an absent tag or "?" matches nothing;
- * -ECANCELED when max_tags or max_bytes would be exceeded;
+ * -ECANCELED when max_tags or max_bytes would be exceeded, or a set would be
+ * started beyond max_levels (SPEC §12);
  * -EINTR when a fatal signal arrived; nothing changed;
  * -ENOMEM; -EFAULT;
  * -ESRCH when the process has exited.
@@ -465,6 +493,7 @@ out:
 static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {
 	struct ptags_file *f = iocb->ki_filp->private_data;
+	struct ptags_sb_info *sbi = ptags_sb(file_inode(iocb->ki_filp)->i_sb);
 	size_t count = iov_iter_count(from);
 	struct task_struct *task;
 	struct pt_writer w;
@@ -492,12 +521,12 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 		goto out_buf;
 	}
 
-	w.rights = ptags_task_set(current);
+	w.rights = ptags_rights_of(sbi, current);
 	w.opener = f->opener_set;
 	w.same_opener = task_tgid(current) == f->opener;
 	w.self = task->signal == current->signal;
-	w.privileged = f->opener_priv && ptags_privileged();
-	err = ptags_apply(task, buf, count, &w);
+	w.privileged = f->opener_priv && ptags_privileged(sbi);
+	err = ptags_apply(task, sbi->level, buf, count, &w);
 	pt_set_put((struct pt_set *)w.rights);
 	put_task_struct(task);
 out_buf:
@@ -536,7 +565,7 @@ static __poll_t ptags_file_poll(struct file *file, poll_table *pt)
 	task = ptags_inode_task(inode);
 	if (!task)
 		return mask | EPOLLHUP;
-	if (ptags_stamp_of(task) != READ_ONCE(f->seen))
+	if (ptags_stamp_of(ptags_sb(inode->i_sb), task) != READ_ONCE(f->seen))
 		mask |= EPOLLPRI;
 	put_task_struct(task);
 	return mask;
@@ -654,7 +683,7 @@ static int ptags_exit_wake(struct wait_queue_entry *wait, unsigned int mode,
 
 	rcu_read_lock();
 	task = pid_task(pi->vfs.i_private, PIDTYPE_PID);
-	alive = ptags_task_alive(task);
+	alive = task && atomic_read(&task->signal->live);
 	rcu_read_unlock();
 	if (!alive && !test_and_set_bit(0, &pi->exited))
 		queue_work(system_unbound_wq, &pi->exit_work);
@@ -723,15 +752,31 @@ bool ptags_watched(void)
 	return watched;
 }
 
+/* Is the process of @pid, if it still exists, outside @level? */
+static bool ptags_pid_outside(struct pid *pid,
+			      const struct user_namespace *level)
+{
+	struct task_struct *task;
+	bool outside;
+
+	rcu_read_lock();
+	task = pid_task(pid, PIDTYPE_PID);
+	outside = task && !ptags_task_in_level(task, level);
+	rcu_read_unlock();
+	return outside;
+}
+
 /**
- * ptags_notify - tell the watchers of every mount about a change
+ * ptags_notify - tell the watchers of every mount of a level about a change
  * @pid: the process (its thread-group pid)
+ * @level: the level whose set changed (SPEC §12)
  * @events: PTAGS_EV_* that happened, in the order CREATE, MODIFY, DELETE
  *
  * Process context (the watch worker).  A mount with hidepid=invisible gets
  * no directory events: inotify cannot hide them from whom they concern.
  */
-void ptags_notify(struct pid *pid, unsigned int events)
+void ptags_notify(struct pid *pid, const struct user_namespace *level,
+		  unsigned int events)
 {
 	char buf[PTAGS_PID_NAME_MAX];
 	struct ptags_sb_info *sbi;
@@ -740,9 +785,14 @@ void ptags_notify(struct pid *pid, unsigned int events)
 	struct qstr name;
 	pid_t nr;
 
+	/* A process that left the level is not seen there (SPEC §12). */
+	if (level != &init_user_ns && ptags_pid_outside(pid, level))
+		return;
 	mutex_lock(&ptags_sbs_lock);
 	list_for_each_entry(sbi, &ptags_sbs, node) {
 		cond_resched();
+		if (sbi->level != level)
+			continue;
 		if (!atomic_read(&ptags_pollers) && !ptags_sb_watched(sbi->sb))
 			continue;	/* nobody to tell here */
 		nr = pid_nr_ns(pid, sbi->ns);
@@ -839,7 +889,7 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 	 * A thread's entry is its process's: one inode, found by the events
 	 * of the process (SPEC §3.5), which the process's pid names.
 	 */
-	pid = ptags_task_alive(task) && !ptags_hidden(sbi, task) ?
+	pid = ptags_task_alive(sbi, task) && !ptags_hidden(sbi, task) ?
 	      get_pid(task_tgid(task)) : NULL;
 	rcu_read_unlock();
 	if (!pid)
@@ -945,7 +995,7 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 		kvfree(d->pids);
 		d->pids = NULL;
 		d->have_pids = false;
-		err = ptags_table_pids(sbi->ns, &d->pids, &d->n);
+		err = ptags_table_pids(sbi->ns, sbi->level, &d->pids, &d->n);
 		if (err)
 			goto out;
 		d->have_pids = true;
@@ -1027,6 +1077,8 @@ static int ptags_show_options(struct seq_file *m, struct dentry *root)
 			   from_kgid_munged(&init_user_ns, sbi->gid));
 	if (hidepid != PTAGS_HIDEPID_OFF)
 		seq_printf(m, ",hidepid=%s", ptags_hidepid_names[hidepid]);
+	if (sbi->level->level)
+		seq_printf(m, ",level=%d", sbi->level->level);
 	return 0;
 }
 
@@ -1052,7 +1104,8 @@ static bool ptags_mounted_early;
 /* What a mount being prepared (or changed by a remount) knows. */
 struct ptags_fs_ctx {
 	struct pid_namespace *ns;	/* the mounter's (SPEC §3.1) */
-	bool hidepid_set, gid_set;	/* given as options */
+	struct user_namespace *level;	/* SPEC §12 */
+	bool hidepid_set, gid_set, level_set;	/* given as options */
 	enum ptags_hidepid hidepid;
 	kgid_t gid;
 };
@@ -1067,6 +1120,7 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 	if (!sbi)
 		return -ENOMEM;
 	sbi->ns = get_pid_ns(ctx->ns);
+	sbi->level = get_user_ns(ctx->level);
 	sbi->hidepid = ctx->hidepid;
 	sbi->gid = ctx->gid;
 	sb->s_fs_info = sbi;	/* freed by ptags_kill_sb(), even on failure */
@@ -1116,6 +1170,39 @@ static int ptags_parse_hidepid(const char *v, enum ptags_hidepid *out)
 	return -EINVAL;
 }
 
+/*
+ * SPEC §12 "level=": "own", or a depth from 0 to that of the mounter's user
+ * namespace, naming the ancestor of the mounter's user namespace there.
+ *
+ * Who may mount: any level on the mounter's chain, whoever may mount procfs
+ * for its pid namespace (CAP_SYS_ADMIN in the namespace's owner, which is
+ * fc->user_ns by default); the mounter's own level, also whoever has
+ * CAP_SYS_ADMIN in its own user namespace.  The VFS checks CAP_SYS_ADMIN in
+ * fc->user_ns before it creates the mount, so that is where the choice goes.
+ */
+static int ptags_parse_level(struct fs_context *fc, const char *v)
+{
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+	struct user_namespace *ns = current_user_ns();
+	struct user_namespace *owner = ctx->ns->user_ns;
+	unsigned int depth;
+
+	if (strcmp(v, "own")) {
+		if (kstrtouint(v, 10, &depth) || depth > ns->level)
+			return -EINVAL;
+		while (ns->level > depth)
+			ns = ns->parent;
+	}
+	if (ns == current_user_ns() && !ns_capable_noaudit(owner, CAP_SYS_ADMIN))
+		owner = ns;
+	put_user_ns(ctx->level);
+	ctx->level = get_user_ns(ns);
+	ctx->level_set = true;
+	put_user_ns(fc->user_ns);
+	fc->user_ns = get_user_ns(owner);
+	return 0;
+}
+
 static int ptags_parse_param(struct fs_context *fc, struct fs_parameter *param)
 {
 	struct ptags_fs_ctx *ctx = fc->fs_private;
@@ -1136,15 +1223,23 @@ static int ptags_parse_param(struct fs_context *fc, struct fs_parameter *param)
 		ctx->gid_set = true;
 		return 0;
 	}
+	if (!strcmp(param->key, "level"))
+		return ptags_parse_level(fc, param->string);
 	return -ENOPARAM;
 }
 
 /*
  * SPEC §3.1: every mount is its own instance (its own options), resolving
- * pids in the pid namespace of its mounter.
+ * pids in the pid namespace of its mounter.  SPEC §12: the level is on the
+ * chain of whoever creates the mount (the context may have been configured
+ * by another process); who may is settled by ptags_parse_level().
  */
 static int ptags_get_tree(struct fs_context *fc)
 {
+	struct ptags_fs_ctx *ctx = fc->fs_private;
+
+	if (!ptags_ns_in_level(current_user_ns(), ctx->level))
+		return -EINVAL;
 	return get_tree_nodev(fc, ptags_fill_super);
 }
 
@@ -1154,6 +1249,9 @@ static int ptags_reconfigure(struct fs_context *fc)
 	struct ptags_sb_info *sbi = ptags_sb(fc->root->d_sb);
 	struct ptags_fs_ctx *ctx = fc->fs_private;
 
+	/* A mount shows one level for its whole life. */
+	if (ctx->level_set && ctx->level != sbi->level)
+		return -EINVAL;
 	if (ctx->gid_set)
 		WRITE_ONCE(sbi->gid, ctx->gid);
 	if (ctx->hidepid_set)
@@ -1167,6 +1265,7 @@ static void ptags_free_fc(struct fs_context *fc)
 
 	if (ctx) {
 		put_pid_ns(ctx->ns);
+		put_user_ns(ctx->level);
 		kfree(ctx);
 	}
 }
@@ -1195,6 +1294,7 @@ static int ptags_init_fs_context(struct fs_context *fc)
 	if (!ctx)
 		return -ENOMEM;
 	ctx->ns = get_pid_ns(ns);
+	ctx->level = get_user_ns(&init_user_ns);
 	ctx->hidepid = PTAGS_HIDEPID_OFF;
 	ctx->gid = GLOBAL_ROOT_GID;
 	fc->fs_private = ctx;
@@ -1219,6 +1319,7 @@ static void ptags_kill_sb(struct super_block *sb)
 	kill_anon_super(sb);
 	if (sbi) {
 		put_pid_ns(sbi->ns);
+		put_user_ns(sbi->level);
 		kfree(sbi);
 	}
 }

@@ -21,18 +21,35 @@
 struct task_struct;
 struct pid;
 struct pid_namespace;
+struct user_namespace;
 
-/* table.c */
+/*
+ * table.c.  A level (SPEC §12) is a user namespace; &init_user_ns is the
+ * level of SPEC §1-§11.
+ */
 int ptags_table_init(void);
 void ptags_table_uninit(void);
-struct pt_set *ptags_task_set(struct task_struct *task);
-struct pt_set *ptags_task_set_stamp(struct task_struct *task, u64 *stamp);
-int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
-		       struct pt_set *new);
+struct pt_set *ptags_task_set_stamp(struct task_struct *task,
+				    const struct user_namespace *level,
+				    u64 *stamp);
+bool ptags_task_in_level(struct task_struct *task,
+			 const struct user_namespace *level);
+bool ptags_ns_in_level(const struct user_namespace *ns,
+		       const struct user_namespace *level);
+int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
+		       const struct pt_set *old, struct pt_set *new);
 void ptags_task_fork(struct task_struct *parent, struct task_struct *child);
 void ptags_task_exec(struct task_struct *task);
 void ptags_task_exit(struct task_struct *task);
-int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n);
+int ptags_table_pids(struct pid_namespace *ns,
+		     const struct user_namespace *level, u32 **pids,
+		     unsigned int *n);
+
+static inline struct pt_set *ptags_task_set(struct task_struct *task,
+					    const struct user_namespace *level)
+{
+	return ptags_task_set_stamp(task, level, NULL);
+}
 
 /* hooks.c */
 int ptags_hooks_init(void);
@@ -42,7 +59,8 @@ void ptags_hooks_uninit(void);
 int ptags_fs_init(void);
 void ptags_fs_uninit(void);
 bool ptags_watched(void);
-void ptags_notify(struct pid *pid, unsigned int events);
+void ptags_notify(struct pid *pid, const struct user_namespace *level,
+		  unsigned int events);
 
 /* What happened to a process's tags (SPEC §3.5), for ptags_notify(). */
 #define PTAGS_EV_CREATE		1u	/* it became tagged */
@@ -70,6 +88,7 @@ extern struct ptags_stats ptags_stats;
 extern unsigned int ptags_max_tags;
 extern unsigned int ptags_max_bytes;
 extern unsigned int ptags_max_write;
+extern unsigned int ptags_max_levels;
 
 int ptags_stats_init(void);
 void ptags_stats_uninit(void);

@@ -24,6 +24,10 @@ unsigned int ptags_max_write = PTAGS_DEFAULT_MAX_WRITE;
 module_param_named(max_write, ptags_max_write, uint, 0644);
 MODULE_PARM_DESC(max_write, "Largest write(2) to /proc/ptags/PID, in bytes");
 
+unsigned int ptags_max_levels = PTAGS_DEFAULT_MAX_LEVELS;
+module_param_named(max_levels, ptags_max_levels, uint, 0644);
+MODULE_PARM_DESC(max_levels, "Most levels (user namespaces) at which one process is tagged");
+
 struct ptags_stats ptags_stats;
 
 static struct kobject *ptags_stats_kobj;

@@ -2,11 +2,15 @@
 /*
  * Which process holds which tag set.
  *
- * A tagged process has one entry in an RCU hash table keyed by its
- * signal_struct, which all its threads share and which lives until the
- * process is reaped; the entry is removed at group death, long before that,
- * so a key is never reused while its entry is in the table.  An untagged
- * process has no entry: the hooks cost it one failed lookup.
+ * A tagged process has one entry per level (SPEC §12: a user namespace) at
+ * which it is tagged, in an RCU hash table keyed by its signal_struct, which
+ * all its threads share and which lives until the process is reaped; the
+ * entries are removed at group death, long before that, so a key is never
+ * reused while its entries are in the table.  The bucket is chosen by the
+ * signal_struct alone, so all of a process's entries are in one chain: the
+ * hooks walk one chain, and an untagged process costs one failed walk.  An
+ * entry of a level other than the initial one holds a reference on the
+ * level's user namespace, so that its key cannot be reused either.
  *
  * The entry points to an immutable, reference-counted set.  Readers take a
  * reference under rcu_read_lock().  Every change of the pointer (a write,
@@ -37,12 +41,16 @@
 #include <linux/slab.h>
 #include <linux/sort.h>
 #include <linux/task_work.h>
+#include <linux/user_namespace.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
 #include "ptags_module.h"
 
-/* 80 bytes on x86-64 without lock debugging: the cost of a tagged process. */
+/*
+ * 80 bytes on x86-64 without lock debugging: the cost of a process tagged at
+ * one level.  An entry whose set is NULL is dead: unlinked or being unlinked.
+ */
 struct ptags_proc {
 	struct hlist_bl_node node;
 	const struct signal_struct *key;	/* never dereferenced */
@@ -51,7 +59,7 @@ struct ptags_proc {
 	atomic_t watch;				/* PTAGS_W_*, events pending */
 	struct pt_set __rcu *set;		/* NULL once dead */
 	u64 stamp;				/* changes, for POLLPRI */
-	bool dead;				/* unlinked or being unlinked */
+	struct user_namespace *level;		/* SPEC §12 */
 	union {
 		struct rcu_head rcu;		/* being freed */
 		struct llist_node wnode;	/* queued for the watch worker */
@@ -163,69 +171,115 @@ static struct hlist_bl_head *ptags_bucket(const struct signal_struct *sig)
 	return &ptags_table[hash_ptr(sig, ptags_table_bits)];
 }
 
-/* The live entry of @sig, under rcu_read_lock(). */
-static struct ptags_proc *ptags_proc_lookup(const struct signal_struct *sig)
+static bool ptags_proc_dead(const struct ptags_proc *proc)
+{
+	return !rcu_access_pointer(proc->set);
+}
+
+/* The live entry of @sig at @level, under rcu_read_lock(). */
+static struct ptags_proc *ptags_proc_lookup(const struct signal_struct *sig,
+					    const struct user_namespace *level)
 {
 	struct hlist_bl_node *pos;
 	struct ptags_proc *proc;
 
 	hlist_bl_for_each_entry_rcu(proc, pos, ptags_bucket(sig), node)
-		if (proc->key == sig && !READ_ONCE(proc->dead))
+		if (proc->key == sig && proc->level == level &&
+		    !ptags_proc_dead(proc))
 			return proc;
 	return NULL;
 }
 
-/* Link @proc unless @sig already has a live entry: 0 or -EEXIST. */
-static int ptags_proc_insert(struct ptags_proc *proc)
+/* Does bucket @b, whose lock the caller holds, link an entry of @key? */
+static bool ptags_bucket_has(struct hlist_bl_head *b,
+			     const struct signal_struct *key)
+{
+	struct hlist_bl_node *pos;
+	struct ptags_proc *other;
+
+	hlist_bl_for_each_entry(other, pos, b, node)
+		if (other->key == key)
+			return true;
+	return false;
+}
+
+/*
+ * Link @proc unless its process already has a live entry at its level
+ * (-EEXIST) or, with @max_levels not 0, already has @max_levels live
+ * entries (-ECANCELED, SPEC §12).  A process counts as tagged from its first
+ * linked entry to the unlinking of its last (ptags_proc_delete()).
+ */
+static int ptags_proc_insert(struct ptags_proc *proc, unsigned int max_levels)
 {
 	struct hlist_bl_head *b = ptags_bucket(proc->key);
 	struct hlist_bl_node *pos;
 	struct ptags_proc *other;
+	unsigned int levels = 0;
+	bool first = true;
 	int err = 0;
 
 	hlist_bl_lock(b);
 	hlist_bl_for_each_entry(other, pos, b, node) {
-		if (other->key == proc->key && !READ_ONCE(other->dead)) {
+		if (other->key != proc->key)
+			continue;
+		first = false;
+		if (ptags_proc_dead(other))
+			continue;
+		if (other->level == proc->level) {
 			err = -EEXIST;
 			break;
 		}
+		levels++;
 	}
+	if (!err && max_levels && levels >= max_levels)
+		err = -ECANCELED;
 	if (!err)
 		hlist_bl_add_head_rcu(&proc->node, b);
 	hlist_bl_unlock(b);
-	if (!err)
-		ptags_count(&ptags_stats.memory, sizeof(*proc));
-	return err;
+	if (err)
+		return err;
+	ptags_count(&ptags_stats.memory, sizeof(*proc));
+	if (first)
+		ptags_count(&ptags_stats.tagged_processes, 1);
+	return 0;
 }
 
 static void ptags_proc_delete(struct ptags_proc *proc)
 {
 	struct hlist_bl_head *b = ptags_bucket(proc->key);
+	bool last;
 
 	hlist_bl_lock(b);
 	hlist_bl_del_rcu(&proc->node);
+	last = !ptags_bucket_has(b, proc->key);
 	hlist_bl_unlock(b);
+	if (last)
+		ptags_count(&ptags_stats.tagged_processes, -1);
 }
 
-/* Fill a new entry for @task's process, holding @set. */
+/* Fill a new entry for @task's process at @level, holding @set. */
 static struct ptags_proc *ptags_proc_init(struct ptags_proc *proc,
 					  struct task_struct *task,
+					  struct user_namespace *level,
 					  struct pt_set *set, u64 stamp)
 {
 	proc->key = task->signal;
 	proc->tgid = get_pid(task_tgid(task));
 	raw_spin_lock_init(&proc->lock);
 	RCU_INIT_POINTER(proc->set, set);
-	proc->dead = false;
 	atomic_set(&proc->watch, 0);
 	proc->stamp = stamp;
+	/* The initial namespace never goes: no shared counter to bounce. */
+	proc->level = level == &init_user_ns ? level : get_user_ns(level);
 	return proc;
 }
 
-/* Frees an entry that was never linked, or no longer is, in process context. */
+/* Frees an entry that was never linked, or no longer is. */
 static void ptags_proc_discard(struct ptags_proc *proc)
 {
 	put_pid(proc->tgid);
+	if (proc->level != &init_user_ns)
+		put_user_ns(proc->level);
 	kmem_cache_free(ptags_proc_cache, proc);
 }
 
@@ -266,7 +320,7 @@ static void ptags_watch_run(struct work_struct *work)
 					&proc->watch);
 		if (w & PTAGS_W_FREE)
 			call_rcu(&proc->rcu, ptags_proc_free_rcu);
-		ptags_notify(pid, w & PTAGS_W_EVENTS);
+		ptags_notify(pid, proc->level, w & PTAGS_W_EVENTS);
 		put_pid(pid);
 		cond_resched();
 	}
@@ -314,7 +368,6 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 		pt_set_put(cur);
 		return;
 	}
-	WRITE_ONCE(proc->dead, true);
 	RCU_INIT_POINTER(proc->set, NULL);
 	/* The change, then who watches it: see ptags_watched(). */
 	smp_mb();
@@ -323,7 +376,6 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 	ptags_proc_delete(proc);
 	pt_set_put(cur);
 	ptags_proc_release(proc);
-	ptags_count(&ptags_stats.tagged_processes, -1);
 }
 
 /*
@@ -337,43 +389,47 @@ static void ptags_proc_created(struct ptags_proc *proc)
 	if (!ptags_watched())
 		return;
 	raw_spin_lock(&proc->lock);
-	if (!proc->dead)
+	if (!ptags_proc_dead(proc))
 		ptags_proc_event(proc, PTAGS_EV_CREATE);
 	raw_spin_unlock(&proc->lock);
 }
 
-/* Remove the entry of the process with signal_struct @sig, if any. */
-static void ptags_proc_remove(const struct signal_struct *sig)
+/* Remove @proc, an entry found under rcu_read_lock(), unless it is dead. */
+static void ptags_proc_remove(struct ptags_proc *proc)
 {
-	struct ptags_proc *proc;
 	struct pt_set *cur;
 
+	raw_spin_lock(&proc->lock);
+	cur = rcu_dereference_protected(proc->set,
+					lockdep_is_held(&proc->lock));
+	if (!cur)
+		raw_spin_unlock(&proc->lock);
+	else
+		ptags_proc_publish(proc, cur, NULL, PTAGS_EV_DELETE);
+}
+
+/* Remove every entry of the process with signal_struct @sig, if any. */
+static void ptags_sig_remove(const struct signal_struct *sig)
+{
+	struct hlist_bl_node *pos;
+	struct ptags_proc *proc;
+
 	rcu_read_lock();
-	proc = ptags_proc_lookup(sig);
-	if (proc) {
-		raw_spin_lock(&proc->lock);
-		cur = rcu_dereference_protected(proc->set,
-						lockdep_is_held(&proc->lock));
-		if (proc->dead)
-			raw_spin_unlock(&proc->lock);
-		else
-			ptags_proc_publish(proc, cur, NULL, PTAGS_EV_DELETE);
-	}
+	hlist_bl_for_each_entry_rcu(proc, pos, ptags_bucket(sig), node)
+		if (proc->key == sig)
+			ptags_proc_remove(proc);
 	rcu_read_unlock();
 }
 
 /*
- * A reference on the set of the process with signal_struct @sig, or NULL;
- * and, if @stamp is not NULL, a stamp no newer than the set (0: untagged).
+ * A reference on the set of @proc, an entry found under rcu_read_lock(), or
+ * NULL if it is dead; and, if @stamp is not NULL, a stamp no newer than the
+ * set (0: untagged).
  */
-static struct pt_set *ptags_sig_set(const struct signal_struct *sig,
-				    u64 *stamp)
+static struct pt_set *ptags_proc_set(struct ptags_proc *proc, u64 *stamp)
 {
-	struct ptags_proc *proc;
 	struct pt_set *set;
 
-	rcu_read_lock();
-	proc = ptags_proc_lookup(sig);
 	for (;;) {
 		if (stamp) {
 			/* Pairs with ptags_proc_publish(): stamp, then set. */
@@ -388,33 +444,64 @@ static struct pt_set *ptags_sig_set(const struct signal_struct *sig,
 			break;
 		cpu_relax();
 	}
-	rcu_read_unlock();
 	if (!set && stamp)
 		*stamp = 0;
 	return set;
 }
 
 /**
- * ptags_task_set - the current tag set of @task's process
+ * ptags_task_set_stamp - the current tag set of @task's process at @level
  * @task: any thread of the process
+ * @level: the level (SPEC §12), &init_user_ns for the tags of §1-§11
+ * @stamp: if not NULL, receives a value that changes whenever the set does,
+ *	no newer than the set returned (0: untagged; SPEC §3.5)
  *
  * Returns a reference the caller puts with pt_set_put(), or NULL when the
- * process is untagged.
+ * process is untagged there.  Whether @task may be seen at @level at all is
+ * the caller's question (ptags_task_in_level()).
  */
-struct pt_set *ptags_task_set(struct task_struct *task)
+struct pt_set *ptags_task_set_stamp(struct task_struct *task,
+				    const struct user_namespace *level,
+				    u64 *stamp)
 {
-	return ptags_sig_set(task->signal, NULL);
+	struct ptags_proc *proc;
+	struct pt_set *set;
+
+	rcu_read_lock();
+	proc = ptags_proc_lookup(task->signal, level);
+	set = ptags_proc_set(proc, stamp);
+	rcu_read_unlock();
+	return set;
 }
 
 /**
- * ptags_task_set_stamp - ptags_task_set(), and its stamp (SPEC §3.5)
- * @task: any thread of the process
- * @stamp: receives a value that changes whenever the set does, no newer
- *	than the set returned (0: untagged)
+ * ptags_task_in_level - does @task belong to @level (SPEC §12)?
+ * @task: any thread of a process
+ * @level: a user namespace
+ *
+ * True when @task's user namespace is @level or a descendant of it.  A
+ * process outside a level has no set there and is not seen there.
  */
-struct pt_set *ptags_task_set_stamp(struct task_struct *task, u64 *stamp)
+bool ptags_task_in_level(struct task_struct *task,
+			 const struct user_namespace *level)
 {
-	return ptags_sig_set(task->signal, stamp);
+	bool in;
+
+	if (level == &init_user_ns)
+		return true;
+	rcu_read_lock();
+	in = ptags_ns_in_level(__task_cred(task)->user_ns, level);
+	rcu_read_unlock();
+	return in;
+}
+
+/* Is user namespace @ns @level or a descendant of it? */
+bool ptags_ns_in_level(const struct user_namespace *ns,
+		       const struct user_namespace *level)
+{
+	while (ns->level > level->level)
+		ns = ns->parent;
+	return ns == level;
 }
 
 /*
@@ -429,17 +516,19 @@ static bool ptags_process_is_new(struct task_struct *task)
 }
 
 /**
- * ptags_task_replace - publish a new tag set for @task's process
+ * ptags_task_replace - publish a new tag set for @task's process at @level
  * @task: any thread of the process; the caller holds a reference on it
+ * @level: the level (SPEC §12), &init_user_ns for the tags of §1-§11
  * @old: the set @new was computed from (NULL: the process was untagged)
  * @new: the new set (NULL: empty); always consumed
  *
  * Return: 0 on success; -EAGAIN if the process's set is no longer @old (the
  * caller recomputes); -ESRCH if the process has exited or is not yet fully
- * created; -ENOMEM.
+ * created; -ECANCELED if the process would carry more than max_levels sets;
+ * -ENOMEM.
  */
-int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
-		       struct pt_set *new)
+int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
+		       const struct pt_set *old, struct pt_set *new)
 {
 	struct signal_struct *sig = task->signal;
 	struct ptags_proc *proc;
@@ -447,12 +536,12 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	int err;
 
 	rcu_read_lock();
-	proc = ptags_proc_lookup(sig);
+	proc = ptags_proc_lookup(sig, level);
 	if (proc) {
 		raw_spin_lock(&proc->lock);
 		cur = rcu_dereference_protected(proc->set,
 						lockdep_is_held(&proc->lock));
-		if (proc->dead || cur != old) {
+		if (!cur || cur != old) {
 			raw_spin_unlock(&proc->lock);
 			rcu_read_unlock();
 			pt_set_put(new);
@@ -487,17 +576,16 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	}
 	/* Once linked, an exit may free it: look at it under RCU only. */
 	rcu_read_lock();
-	err = ptags_proc_insert(ptags_proc_init(proc, task, new,
-						ptags_stamp_next()));
-	if (!err) {
-		ptags_count(&ptags_stats.tagged_processes, 1);
+	ptags_proc_init(proc, task, level, new, ptags_stamp_next());
+	err = ptags_proc_insert(proc, READ_ONCE(ptags_max_levels) ?: 1);
+	if (!err)
 		ptags_proc_created(proc);
-	}
 	rcu_read_unlock();
 	if (err) {
 		ptags_proc_discard(proc);
 		pt_set_put(new);
-		return -EAGAIN;		/* someone else tagged it first */
+		/* -EEXIST: someone else tagged it first. */
+		return err == -EEXIST ? -EAGAIN : err;
 	}
 
 	/*
@@ -507,7 +595,7 @@ int ptags_task_replace(struct task_struct *task, const struct pt_set *old,
 	 */
 	smp_mb();
 	if (!atomic_read(&sig->live)) {
-		ptags_proc_remove(sig);
+		ptags_sig_remove(sig);
 		return -ESRCH;
 	}
 	return 0;
@@ -565,88 +653,129 @@ static void ptags_kill_new(struct task_struct *child)
 	send_sig(SIGKILL, child, 1);
 }
 
+/*
+ * The child's entry at @level, sharing @set (whose reference it takes), in
+ * the fork hook: 0 or -ENOMEM.
+ */
+static int ptags_fork_level(struct task_struct *child,
+			    struct user_namespace *level, struct pt_set *set)
+{
+	struct ptags_proc *proc = ptags_proc_take();
+
+	if (!proc)
+		return -ENOMEM;
+	/* -EEXIST cannot happen for a new process; free it anyway. */
+	if (ptags_proc_insert(ptags_proc_init(proc, child, level, set, 1), 0)) {
+		call_rcu(&proc->rcu, ptags_proc_discard_rcu);
+		return -EEXIST;
+	}
+	ptags_proc_created(proc);
+	return 0;
+}
+
 /**
- * ptags_task_fork - the child shares its creator's set (SPEC §9)
+ * ptags_task_fork - the child shares its creator's sets (SPEC §9, §12)
  * @parent: the creating task (current)
  * @child: the new task, not yet running
  *
- * Runs with preemption disabled.  If no entry can be had (the per-CPU
+ * Runs with preemption disabled.  If an entry cannot be had (the per-CPU
  * reserve ran dry and, but on PREEMPT_RT, an atomic allocation failed), the
  * child is killed before it reaches user mode: it must never run without
  * the tags it should have inherited.
  */
 void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 {
+	const struct signal_struct *sig = parent->signal;
+	struct hlist_bl_node *pos;
 	struct ptags_proc *proc;
+	bool inherited = false;
 	struct pt_set *set;
-	int err;
+	int err = 0;
 
-	if (child->signal == parent->signal)
-		return;		/* a new thread shares its process's set */
-	set = ptags_sig_set(parent->signal, NULL);
-	if (!set)
-		return;
-
-	proc = ptags_proc_take();
-	err = proc ? ptags_proc_insert(ptags_proc_init(proc, child, set, 1)) :
-		     -ENOMEM;
+	if (child->signal == sig)
+		return;		/* a new thread shares its process's sets */
+	rcu_read_lock();
+	/* The child's entries go to another chain (or to this one's head). */
+	hlist_bl_for_each_entry_rcu(proc, pos, ptags_bucket(sig), node) {
+		if (proc->key != sig)
+			continue;
+		set = ptags_proc_set(proc, NULL);
+		if (!set)
+			continue;
+		err = ptags_fork_level(child, proc->level, set);
+		if (err) {
+			pt_set_put(set);
+			break;
+		}
+		inherited = true;
+	}
+	rcu_read_unlock();
 	if (err) {
-		/* -EEXIST cannot happen for a new process; free it anyway. */
-		if (proc)
-			call_rcu(&proc->rcu, ptags_proc_discard_rcu);
-		pt_set_put(set);
+		/* Entries it did get go when it exits, killed. */
 		ptags_kill_new(child);
 		ptags_count(&ptags_stats.killed, 1);
 		pr_warn_ratelimited("killed new process %d: cannot inherit tags (%d)\n",
 				    task_pid_nr(child), err);
 		return;
 	}
-	ptags_count(&ptags_stats.tagged_processes, 1);
+	if (!inherited)
+		return;
 	ptags_count(&ptags_stats.inherited, 1);
-	ptags_proc_created(proc);
 	/* Published before wake_up_new_task() makes the child "not new". */
 	smp_wmb();
 }
 
-/**
- * ptags_task_exec - prune unkept tags after a successful exec (SPEC §9)
- * @task: current, past the point of no return
- *
- * The pruned set was built together with the set, so this never allocates
- * and cannot fail.
- */
-void ptags_task_exec(struct task_struct *task)
+/* Prune @proc's set for an exec; true if it changed. */
+static bool ptags_proc_exec(struct ptags_proc *proc)
 {
-	struct ptags_proc *proc;
 	struct pt_set *cur, *next;
 
-	rcu_read_lock();
-	proc = ptags_proc_lookup(task->signal);
-	if (!proc)
-		goto out;
 	raw_spin_lock(&proc->lock);
 	cur = rcu_dereference_protected(proc->set,
 					lockdep_is_held(&proc->lock));
-	next = proc->dead ? cur : pt_set_exec(cur);
+	next = cur ? pt_set_exec(cur) : cur;
 	if (next == cur) {
 		raw_spin_unlock(&proc->lock);
-		goto out;
+		return false;
 	}
-	ptags_count(&ptags_stats.pruned, 1);
-	ptags_proc_publish(proc, cur, pt_set_get(next), PTAGS_EV_MODIFY);
-out:
-	rcu_read_unlock();
+	ptags_proc_publish(proc, cur, next ? pt_set_get(next) : NULL,
+			   next ? PTAGS_EV_MODIFY :
+			   PTAGS_EV_MODIFY | PTAGS_EV_DELETE);
+	return true;
 }
 
 /**
- * ptags_task_exit - release the set when the last thread exits (SPEC §9)
+ * ptags_task_exec - prune unkept tags after a successful exec (SPEC §9, §12)
+ * @task: current, past the point of no return
+ *
+ * At every level.  The pruned sets were built together with the sets, so
+ * this never allocates and cannot fail.
+ */
+void ptags_task_exec(struct task_struct *task)
+{
+	const struct signal_struct *sig = task->signal;
+	struct hlist_bl_node *pos;
+	struct ptags_proc *proc;
+	bool pruned = false;
+
+	rcu_read_lock();
+	hlist_bl_for_each_entry_rcu(proc, pos, ptags_bucket(sig), node)
+		if (proc->key == sig && ptags_proc_exec(proc))
+			pruned = true;
+	rcu_read_unlock();
+	if (pruned)
+		ptags_count(&ptags_stats.pruned, 1);
+}
+
+/**
+ * ptags_task_exit - release the sets when the last thread exits (SPEC §9)
  * @task: the exiting thread (current)
  */
 void ptags_task_exit(struct task_struct *task)
 {
 	if (atomic_read(&task->signal->live))
 		return;		/* other threads still run */
-	ptags_proc_remove(task->signal);
+	ptags_sig_remove(task->signal);
 }
 
 static int ptags_cmp_u32(const void *a, const void *b)
@@ -658,14 +787,16 @@ static int ptags_cmp_u32(const void *a, const void *b)
 
 /*
  * SPEC §3.2: between its last thread's exit and the exit hook, a process
- * already has no entry; do not list it.  Under rcu_read_lock(): a task
- * found through its pid keeps its signal_struct for a grace period.
+ * already has no entry; do not list it; nor one that left the entry's level
+ * (SPEC §12).  Under rcu_read_lock(): a task found through its pid keeps its
+ * signal_struct for a grace period.
  */
 static bool ptags_proc_live(const struct ptags_proc *proc)
 {
 	struct task_struct *task = pid_task(proc->tgid, PIDTYPE_PID);
 
-	return task && atomic_read(&task->signal->live);
+	return task && atomic_read(&task->signal->live) &&
+	       ptags_task_in_level(task, proc->level);
 }
 
 /* Buckets a listing walks between two chances to reschedule. */
@@ -674,11 +805,13 @@ static bool ptags_proc_live(const struct ptags_proc *proc)
 #define PTAGS_COLLECT_SLACK	64
 
 /*
- * Collect the tgids, as seen in @ns, of tagged processes visible there into
- * @buf; returns how many, or -ENOSPC (the table grew past @cap).  Entries
- * never move between buckets, so one that stays in the table is seen once.
+ * Collect the tgids, as seen in @ns, of processes tagged at @level and
+ * visible there into @buf; returns how many, or -ENOSPC (the table grew past
+ * @cap).  Entries never move between buckets, so one that stays in the
+ * table is seen once.
  */
-static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
+static long ptags_table_collect(struct pid_namespace *ns,
+				const struct user_namespace *level, u32 *buf,
 				unsigned int cap)
 {
 	unsigned int i, n = 0, nbuckets = 1U << ptags_table_bits;
@@ -689,7 +822,8 @@ static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
 	rcu_read_lock();
 	for (i = 0; i < nbuckets; i++) {
 		hlist_bl_for_each_entry_rcu(proc, pos, &ptags_table[i], node) {
-			if (READ_ONCE(proc->dead) || !ptags_proc_live(proc))
+			if (proc->level != level || ptags_proc_dead(proc) ||
+			    !ptags_proc_live(proc))
 				continue;
 			nr = pid_nr_ns(proc->tgid, ns);
 			if (nr <= 0)
@@ -713,12 +847,15 @@ static long ptags_table_collect(struct pid_namespace *ns, u32 *buf,
 /**
  * ptags_table_pids - sorted, unique tgids of the tagged processes in @ns
  * @ns: the pid namespace of the listing
+ * @level: the level (SPEC §12) whose tagged processes are listed
  * @pids: receives a kvmalloc'ed array the caller frees with kvfree()
  * @n: receives its length
  *
  * A process that stays tagged during the whole call appears exactly once.
  */
-int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
+int ptags_table_pids(struct pid_namespace *ns,
+		     const struct user_namespace *level, u32 **pids,
+		     unsigned int *n)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	unsigned int cap, i, j;
@@ -731,7 +868,7 @@ int ptags_table_pids(struct pid_namespace *ns, u32 **pids, unsigned int *n)
 		buf = kvmalloc_array(cap, sizeof(*buf), gfp);
 		if (!buf)
 			return -ENOMEM;
-		got = ptags_table_collect(ns, buf, cap);
+		got = ptags_table_collect(ns, level, buf, cap);
 		if (got >= 0)
 			break;
 		kvfree(buf);
@@ -810,7 +947,9 @@ void ptags_table_uninit(void)
 		hlist_bl_for_each_entry_safe(proc, pos, next, &ptags_table[i],
 					     node) {
 			pt_set_put(rcu_dereference_protected(proc->set, 1));
-			ptags_count(&ptags_stats.tagged_processes, -1);
+			hlist_bl_del(&proc->node);
+			if (!ptags_bucket_has(&ptags_table[i], proc->key))
+				ptags_count(&ptags_stats.tagged_processes, -1);
 			ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
 			ptags_proc_discard(proc);
 		}

@@ -15,8 +15,10 @@
 #ifndef PTAGS_GUEST_AGENT_H
 #define PTAGS_GUEST_AGENT_H
 
+#include <dirent.h>
 #include <sched.h>
 #include <stddef.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 
@@ -34,6 +36,15 @@ enum agent_op {
 	OP_SPAWN,	/* start an idle child (its tags: a copy), reply its pid */
 	OP_REAP,	/* release and reap that child */
 	OP_EXIT,	/* exit 0, no reply */
+	/* Levels (SPEC §12): */
+	OP_NEST,	/* unshare(CLONE_NEWUSER), map own ids to 0: 0 or step */
+	OP_UNSHARE,	/* unshare(target): 0 or errno */
+	OP_MOUNT,	/* mount ptags on data's "DIR OPTIONS", flags target: 0 or errno */
+	OP_ROOT,	/* OP_WRITE/READ/OPEN/LIST use data's directory ("": /proc/ptags) */
+	OP_LIST,	/* the root's names but . and .., space-separated: 0 or errno */
+	OP_CAT,		/* the file named by data, into the reply: 0 or errno */
+	OP_AGENT,	/* fork an agent of its own: reply its pid and socket */
+	OP_EXEC,	/* execute this program again, as the same agent: 0 or errno */
 };
 
 #define AGENT_SLOTS	8
@@ -55,6 +66,7 @@ struct agent_msg {
 struct agent {
 	pid_t pid;
 	int sock;
+	bool foreign;		/* another agent's child (OP_AGENT) */
 };
 
 /* ------------------------------------------------------------ transport */
@@ -162,15 +174,13 @@ static inline int drop_mac_admin(void)
 	return 0;
 }
 
-/* Unprivileged uid: new user namespace where we are root. */
-static inline int become_userns_root(void)
+/* A new user namespace where our ids are 0, whatever they are here. */
+static inline int enter_userns(void)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
 	char map[64];
 
-	if (uid == 0)
-		return 1;
 	/* setresuid() made us non-dumpable: the id map files would be root's */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0))
 		return 8;
@@ -191,6 +201,135 @@ static inline int become_userns_root(void)
 	return 0;
 }
 
+/* Unprivileged uid: new user namespace where we are root. */
+static inline int become_userns_root(void)
+{
+	if (geteuid() == 0)
+		return 1;
+	return enter_userns();
+}
+
+/* OP_MOUNT: "DIR OPTIONS" (OPTIONS may be empty), mount(2) @flags. */
+static inline int agent_mount(char *arg, unsigned long flags)
+{
+	char *opts = strchr(arg, ' ');
+
+	if (opts)
+		*opts++ = 0;
+	return mount("ptags", arg, "ptags", flags,
+		     opts && *opts ? opts : NULL) ? errno : 0;
+}
+
+/* OP_LIST: the names in @dir but "." and "..", space-separated, in @out. */
+static inline int agent_list(const char *dir, char *out, size_t len, int *n)
+{
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	size_t used = 0;
+
+	out[0] = 0;
+	*n = 0;
+	if (!dp)
+		return errno;
+	while ((d = readdir(dp))) {
+		if (!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+			continue;
+		used += snprintf(out + used, len - used, "%s%s",
+				 used ? " " : "", d->d_name);
+		if (used >= len)
+			break;
+	}
+	closedir(dp);
+	*n = used < len ? (int)used : (int)len - 1;
+	return 0;
+}
+
+/* OP_ROOT: entries are under @dir (@len bytes; none: /proc/ptags). */
+static inline int agent_set_root(const char *dir, int len)
+{
+	static char root[4096];
+
+	if (!len) {
+		pt_root = PT_ROOT;
+		return 0;
+	}
+	if ((size_t)len >= sizeof(root))
+		return ENAMETOOLONG;
+	memcpy(root, dir, len);
+	root[len] = 0;
+	pt_root = root;
+	return 0;
+}
+
+static inline int agent_loop(int sock);
+
+/*
+ * OP_AGENT: a child agent with a socket of its own, whose other end the
+ * reply carries; returns the child's pid (as this agent sees it) or -1.
+ */
+static inline int agent_fork_agent(int *give)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		int fd;
+
+		for (fd = 3; fd < 1024; fd++)
+			if (fd != sv[1])
+				close(fd);
+		_exit(agent_loop(sv[1]));
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return -1;
+	}
+	*give = sv[0];
+	return pid;
+}
+
+#define AGENT_EXEC_ARG	"--ptags-agent"
+
+/*
+ * OP_EXEC: this program again, told to be the agent on @sock; returns only
+ * on failure (errno).  The new image answers the command.
+ */
+static inline int agent_exec(int sock)
+{
+	char fd[16];
+	char *argv[] = { "agent", AGENT_EXEC_ARG, fd, NULL };
+
+	snprintf(fd, sizeof(fd), "%d", sock);
+	if (fcntl(sock, F_SETFD, 0))
+		return errno;
+	execv("/proc/self/exe", argv);
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	return errno;
+}
+
+/*
+ * A test whose agents may OP_EXEC calls this first in main(): an agent's
+ * new image answers its OP_EXEC and goes on serving.
+ */
+static inline void agent_exec_main(int argc, char **argv)
+{
+	static struct agent_msg r;
+	int sock;
+
+	if (argc != 3 || strcmp(argv[1], AGENT_EXEC_ARG))
+		return;
+	sock = atoi(argv[2]);
+	fcntl(sock, F_SETFD, FD_CLOEXEC);
+	memset(&r, 0, AGENT_HDR);
+	if (agent_send(sock, &r, -1))
+		_exit(1);
+	_exit(agent_loop(sock));
+}
+
 static inline void agent_close(int *fd)
 {
 	if (*fd >= 0)
@@ -204,7 +343,7 @@ static inline int agent_loop(int sock)
 	static struct agent_msg c, r;
 	int fds[AGENT_SLOTS], got, send_with, i;
 	struct idler kid = { .pid = -1, .go = -1 };
-	char path[64];
+	char path[4200];
 	ssize_t n;
 
 	for (i = 0; i < AGENT_SLOTS; i++)
@@ -269,12 +408,40 @@ static inline int agent_loop(int sock)
 			break;
 		case OP_EXIT:
 			goto out;
+		case OP_NEST:
+			r.ret = enter_userns();
+			break;
+		case OP_UNSHARE:
+			r.ret = unshare(c.target) ? errno : 0;
+			break;
+		case OP_MOUNT:
+			r.ret = agent_mount(c.data, (unsigned int)c.target);
+			break;
+		case OP_ROOT:
+			r.ret = agent_set_root(c.data, c.len);
+			break;
+		case OP_LIST:
+			r.ret = agent_list(pt_root, r.data, sizeof(r.data), &r.len);
+			break;
+		case OP_CAT:
+			n = file_read(c.data, r.data, sizeof(r.data) - 1);
+			r.ret = n < 0 ? -n : 0;
+			r.len = n < 0 ? 0 : n;
+			break;
+		case OP_AGENT:
+			r.ret = agent_fork_agent(&send_with);
+			if (r.ret > 0)
+				got = send_with;	/* ours closes after the send */
+			break;
+		case OP_EXEC:
+			r.ret = agent_exec(sock);
+			break;
 		default:
 			r.ret = -1;
 		}
-		agent_close(&got);
 		if (agent_send(sock, &r, send_with))
 			break;
+		agent_close(&got);
 	}
 out:
 	agent_close(&got);
@@ -437,19 +604,55 @@ static inline bool agent_end(struct agent *a)
 	memset(&m, 0, AGENT_HDR);
 	m.op = OP_EXIT;
 	agent_send(a->sock, &m, -1);
-	close(a->sock);
-	clean = wait_exit(a->pid) == 0;
+	if (a->foreign) {
+		/* Not ours to reap: gone once its end of the socket is. */
+		clean = recv(a->sock, &m, AGENT_HDR, 0) == 0;
+		close(a->sock);
+	} else {
+		close(a->sock);
+		clean = wait_exit(a->pid) == 0;
+	}
 	a->pid = -1;
+	a->foreign = false;
 	return clean;
 }
 
-/* End every agent still running. */
+/* End every agent still running, the youngest first. */
 static inline void agents_end(void)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(agent_pool) / sizeof(agent_pool[0]); i++)
+	for (i = sizeof(agent_pool) / sizeof(agent_pool[0]); i-- > 0;)
 		agent_end(&agent_pool[i]);
+}
+
+/*
+ * A new agent forked by agent @parent (OP_AGENT): it inherits @parent's
+ * tags and namespaces.  NULL if that failed.
+ */
+static inline struct agent *agent_child(struct agent *parent)
+{
+	struct agent *a = NULL;
+	size_t i;
+	int fd = -1, pid;
+
+	for (i = 0; i < sizeof(agent_pool) / sizeof(agent_pool[0]); i++)
+		if (agent_pool[i].pid <= 0) {
+			a = &agent_pool[i];
+			break;
+		}
+	if (!a)
+		die("too many agents");
+	pid = agent_cmd(parent, OP_AGENT, 0, 0, NULL, -1, &fd, NULL, 0);
+	if (pid <= 0 || pid == ERR_DEAD || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	a->pid = pid;
+	a->sock = fd;
+	a->foreign = true;
+	return a;
 }
 
 /* ------------------------------------------------------ assertions */

@@ -73,12 +73,15 @@ static inline int tap_done(void)
 #define die(...) do { printf("Bail out! "); printf(__VA_ARGS__); \
 	printf(" (errno %d: %s)\n", errno, strerror(errno)); fflush(stdout); exit(2); } while (0)
 
+/* Where pt_path() finds entries: /proc/ptags unless a test says otherwise. */
+static const char *pt_root = PT_ROOT;
+
 static inline void pt_path(char *buf, size_t len, pid_t pid)
 {
 	if (pid)
-		snprintf(buf, len, PT_ROOT "/%d", (int)pid);
+		snprintf(buf, len, "%s/%d", pt_root, (int)pid);
 	else
-		snprintf(buf, len, PT_ROOT "/self");
+		snprintf(buf, len, "%s/self", pt_root);
 }
 
 /* ---------------------------------------------------------------- files */
@@ -188,7 +191,7 @@ static inline const char *tap_esc(const char *s)
  */
 static inline int pt_write_len(pid_t pid, const char *s, size_t len)
 {
-	char path[64];
+	char path[4200];
 
 	pt_path(path, sizeof(path), pid);
 	return file_write_len(path, s, len);
@@ -215,7 +218,7 @@ static inline int pt_fdwrite(int fd, const char *s)
  */
 static inline ssize_t pt_read(pid_t pid, char *buf, size_t len)
 {
-	char path[64];
+	char path[4200];
 
 	pt_path(path, sizeof(path), pid);
 	return file_read(path, buf, len);

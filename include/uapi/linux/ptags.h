@@ -47,6 +47,7 @@
 #define PTAGS_DEFAULT_MAX_TAGS		4000
 #define PTAGS_DEFAULT_MAX_BYTES		(4 << 20)
 #define PTAGS_DEFAULT_MAX_WRITE		(1 << 20)
+#define PTAGS_DEFAULT_MAX_LEVELS	8
 
 /* Line syntax. */
 #define PTAGS_KEEP_CHAR			'@'
