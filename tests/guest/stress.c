@@ -9,6 +9,13 @@
  * text, every exec'ed image held exactly what SPEC §9 says, listings were
  * sane (SPEC §3.2), and the counters read 0 (SPEC §8).
  *
+ * Two levels (SPEC §12): each storm worker, tagged at level 0, then makes a
+ * user namespace of its own, mounts level=own on STRESS_LV in a mount
+ * namespace of its own and tags itself there too, so its children inherit,
+ * prune and release two levels at once; a third of the mutators' writes and
+ * of the readers' reads go through a storm worker's level mount instead of
+ * /proc/ptags (/proc/STORM/root/...), and exec'ed images check both levels.
+ *
  * STRESS_SECONDS in the environment overrides the duration (default 75).
  */
 #define _GNU_SOURCE
@@ -17,8 +24,11 @@
 
 #include <dirent.h>
 #include <pthread.h>
+#include <sched.h>
 #include <time.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
 
 #define NSTORM 3
 #define NMUT 2
@@ -27,6 +37,7 @@
 #define NWORKERS (NSTORM + NMUT + NREAD + NLIST)
 #define RING 128
 #define MAXOUT 4
+#define STRESS_LV "/tmp/stress-lv"	/* in each storm worker's mount namespace */
 
 /* Tags of the storm workers, by type (names mutators never touch). */
 static const char *storm_tags[NSTORM] = {
@@ -44,6 +55,7 @@ struct shared {
 	long forks, vforks, execs, threads;
 	long writes_ok, writes_gone, writes_bad;
 	long reads_ok, reads_gone, reads_bad, parse_bad;
+	long writes_lv_ok, reads_lv_ok;	/* through a storm worker's level */
 	long listings, list_bad;
 	long children_bad;
 	char first[6][256];	/* first problem of each kind */
@@ -165,11 +177,11 @@ static bool has_name_prefix(const char *text, const char *name)
 
 /* ------------------------------------------------------ the exec'ed image */
 
-static int exec_image(int type)
+/* The tags at one level of an exec'ed image of storm @type: 0 or a code. */
+static int exec_check(const char *path, int type)
 {
 	static char buf[1 << 16];
-	ssize_t n = pt_read(0, buf, sizeof(buf));
-	pid_t g;
+	ssize_t n = file_read(path, buf, sizeof(buf));
 
 	if (n < 0)
 		return 10;
@@ -182,6 +194,19 @@ static int exec_image(int type)
 		return 13;
 	if (type != 1 && (!has_line(buf, "@stable") || !has_line(buf, "@k2=v")))
 		return 14;
+	return 0;
+}
+
+static int exec_image(int type)
+{
+	pid_t g;
+	int rc;
+
+	rc = exec_check(PT_ROOT "/self", type);
+	if (!rc && (rc = exec_check(STRESS_LV "/self", type)))
+		rc += 10;
+	if (rc)
+		return rc;
 	if (getpid() % 4 == 0) {
 		g = fork();
 		if (g == 0)
@@ -228,6 +253,23 @@ static void storm_reap(int *out, bool block)
 	}
 }
 
+/*
+ * Our own user namespace (ids 0 mapped to ours), a mount namespace, its
+ * level mounted on STRESS_LV, and @tags there: 0 or a step number.
+ */
+static int storm_level(const char *tags)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 1;
+	if (file_write("/proc/self/setgroups", "deny\n") ||
+	    file_write("/proc/self/uid_map", "0 0 1\n") ||
+	    file_write("/proc/self/gid_map", "0 0 1\n"))
+		return 2;
+	if (mount("ptags", STRESS_LV, "ptags", 0, "level=own"))
+		return 3;
+	return file_write(STRESS_LV "/self", tags) ? 4 : 0;
+}
+
 static void storm(int type)
 {
 	unsigned seed = getpid() * 7919;
@@ -238,6 +280,10 @@ static void storm(int type)
 	err = pt_write(0, storm_tags[type]);
 	if (err)
 		problem(P_OTHER, "storm %d cannot tag itself: %s", type, strerror(err));
+	err = storm_level(storm_tags[type]);
+	if (err)
+		problem(P_OTHER, "storm %d cannot tag itself at its own level: step %d (%s)",
+			type, err, strerror(errno));
 	snprintf(typebuf, sizeof(typebuf), "%d", type);
 	exec_argv[0] = "stress";
 	exec_argv[1] = "--stress-exec";
@@ -329,10 +375,27 @@ static pid_t pick_target(unsigned *seed)
 	return ring_pick(seed);
 }
 
+/*
+ * The entry of @pid: at level 0 two times in three, else at a storm
+ * worker's level (ENOENT when @pid is not one of its processes); true for
+ * the latter.
+ */
+static bool pick_path(char *path, size_t len, pid_t pid, unsigned *seed)
+{
+	if (rand_r(seed) % 3) {
+		snprintf(path, len, PT_ROOT "/%d", (int)pid);
+		return false;
+	}
+	snprintf(path, len, "/proc/%d/root" STRESS_LV "/%d",
+		 (int)sh->storm[rand_r(seed) % NSTORM], (int)pid);
+	return true;
+}
+
 static void mutator(void)
 {
 	unsigned seed = getpid() * 104729;
-	char line[128], path[64];
+	char line[128], path[96];
+	bool lv;
 
 	while (!sh->stop) {
 		pid_t pid = pick_target(&seed);
@@ -356,7 +419,7 @@ static void mutator(void)
 		case 6: snprintf(line, sizeof(line), "+@st:*\n"); break;
 		default: snprintf(line, sizeof(line), "+st:%d\n#c\n\n-st:%d\n", k, k); break;
 		}
-		snprintf(path, sizeof(path), PT_ROOT "/%d", (int)pid);
+		lv = pick_path(path, sizeof(path), pid, &seed);
 		fd = open(path, O_WRONLY);
 		if (fd < 0) {
 			err = errno;
@@ -372,7 +435,7 @@ static void mutator(void)
 			close(fd);
 		}
 		if (!err) {
-			add(&sh->writes_ok, 1);
+			add(lv ? &sh->writes_lv_ok : &sh->writes_ok, 1);
 		} else if (err == ESRCH || err == ENOENT) {
 			add(&sh->writes_gone, 1);
 		} else {
@@ -431,7 +494,8 @@ static void reader(void)
 {
 	static char buf[1 << 16];
 	unsigned seed = getpid() * 15485863;
-	char path[64];
+	char path[96];
+	bool lv;
 
 	while (!sh->stop) {
 		pid_t pid = pick_target(&seed);
@@ -444,7 +508,7 @@ static void reader(void)
 			continue;
 		if (rand_r(&seed) % 3 == 0)
 			chunk = sizeof(buf) - 1;
-		snprintf(path, sizeof(path), PT_ROOT "/%d", (int)pid);
+		lv = pick_path(path, sizeof(path), pid, &seed);
 		fd = open(path, O_RDONLY);
 		if (fd < 0) {
 			err = errno;
@@ -464,7 +528,7 @@ static void reader(void)
 			problem(P_READ, "read of %d: %s", (int)pid, strerror(err));
 			continue;
 		}
-		add(&sh->reads_ok, 1);
+		add(lv ? &sh->reads_lv_ok : &sh->reads_ok, 1);
 		buf[got] = 0;
 		why = check_text(buf, got);
 		if (!why)
@@ -663,6 +727,8 @@ int main(int argc, char **argv)
 		seconds = atoi(env);
 	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0))
 		die("subreaper");
+	if (mkdir(STRESS_LV, 0755) && errno != EEXIST)
+		die("mkdir " STRESS_LV);
 	if (!counters_zero())
 		diag("warning: counters not 0 at the start");
 	sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -716,10 +782,10 @@ int main(int argc, char **argv)
 	diag("duration %.1f s", t1 - t0);
 	diag("processes forked %ld (vfork %ld), execs %ld, threads %ld",
 	     sh->forks, sh->vforks, sh->execs, sh->threads);
-	diag("writes %ld ok, %ld to exited targets, %ld unexpected",
-	     sh->writes_ok, sh->writes_gone, sh->writes_bad);
-	diag("reads %ld ok, %ld of exited targets, %ld unexpected errors; listings %ld",
-	     sh->reads_ok, sh->reads_gone, sh->reads_bad, sh->listings);
+	diag("writes %ld ok (%ld more at a storm worker's level), %ld to exited targets or outside the level, %ld unexpected",
+	     sh->writes_ok, sh->writes_lv_ok, sh->writes_gone, sh->writes_bad);
+	diag("reads %ld ok (%ld more at a storm worker's level), %ld of exited targets or outside the level, %ld unexpected errors; listings %ld",
+	     sh->reads_ok, sh->reads_lv_ok, sh->reads_gone, sh->reads_bad, sh->listings);
 	diag("counters: inherited %+ld, pruned %+ld, refused %+ld, killed %+ld",
 	     pt_stat("inherited") - inh0, pt_stat("pruned") - pruned0,
 	     pt_stat("refused") - refused0, pt_stat("killed") - killed0);
@@ -729,7 +795,8 @@ int main(int argc, char **argv)
 
 	ok(sh->ready == NSTORM, "setup: the storm workers tagged themselves");
 	ok(sh->forks > 0 && sh->execs > 0 && sh->writes_ok > 0 && sh->reads_ok > 0 &&
-	   sh->listings > 0, "stress: every kind of work ran");
+	   sh->writes_lv_ok > 0 && sh->reads_lv_ok > 0 && sh->listings > 0,
+	   "stress: every kind of work ran, at both levels");
 	ok(sh->writes_bad == 0, "SPEC §7: concurrent writes fail only with ESRCH/ENOENT for exited targets (%ld other)",
 	   sh->writes_bad);
 	ok(sh->reads_bad == 0, "SPEC §3.2: concurrent reads fail only for exited targets (%ld other)", sh->reads_bad);
