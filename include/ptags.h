@@ -21,13 +21,14 @@
  *  - Thread safety: every function may be called from several threads at
  *    once on different objects, except ptags_set_root().  A program with
  *    threads, or serving several ptags mounts, opens each root once with
- *    ptags_root_openat() and passes the handle (PTAGS_2).
+ *    ptags_root_openat() (a level's: ptags_root_open_level(), PTAGS_3) and
+ *    passes the handle (PTAGS_2).
  *
  * ABI: the shared library is libptags.so.1.  Symbols of the first release
- * carry the version PTAGS_1, later ones PTAGS_2.  The structures a caller
- * allocates (struct ptags_peer) or receives in an array (struct
- * ptags_proc) never change size; new interfaces use opaque objects with
- * accessors (struct ptags_root, struct ptags_listing) so they can grow.
+ * carry the version PTAGS_1, later ones PTAGS_2 and PTAGS_3.  The
+ * structures a caller allocates (struct ptags_peer) or receives in an array
+ * (struct ptags_proc) never change size; new interfaces use opaque objects
+ * with accessors (struct ptags_root, struct ptags_listing) so they can grow.
  */
 #ifndef PTAGS_H
 #define PTAGS_H
@@ -84,6 +85,42 @@ struct ptags_root;
  */
 int ptags_root_openat(int dirfd, const char *path, unsigned int flags,
 		      struct ptags_root **root);
+/* ptags_root_open_level(): the caller's own user namespace. */
+#define PTAGS_LEVEL_OWN		(-1)
+
+/*
+ * ptags_root_open_level() (PTAGS_3) - a root showing the tags of level
+ * @level (SPEC §12): a depth on the caller's chain of user namespaces (0:
+ * the initial one, the level of /proc/ptags; 1 its child on the chain, and
+ * so on up to the depth of the caller's own), or PTAGS_LEVEL_OWN, the
+ * caller's own user namespace.  @flags must be 0.
+ *
+ * The handle holds a private mount of its own ("ptags" with "level=", made
+ * by fsopen(2) and fsmount(2) and attached nowhere, nosuid, nodev, noexec):
+ * nobody else sees it, and it goes away with ptags_root_close().  Pids are
+ * the caller's pid namespace's.  Who may mount it (SPEC §12): whoever has
+ * CAP_SYS_ADMIN in the user namespace that owns its pid namespace, any
+ * level of its chain; whoever has CAP_SYS_ADMIN only in its own user
+ * namespace (a rootless manager, "unshare -Urm"), PTAGS_LEVEL_OWN only.
+ * Either also needs CAP_SYS_ADMIN over its mount namespace (fsopen(2)).
+ *
+ * A caller that may not mount (-EPERM; or -ENOSYS, no fsopen(2)) and asks
+ * for a depth gets instead the first mount of that level listed in
+ * /proc/self/mountinfo (no "level=" option: level 0) that resolves pids in
+ * its pid namespace and in which it is visible (a mount of another chain's
+ * level of the same depth hides it).  PTAGS_LEVEL_OWN has no such
+ * fallback: a process cannot learn its own depth.
+ *
+ * Returns 0 and *@root, or: -EINVAL @level is neither a depth nor
+ * PTAGS_LEVEL_OWN or @flags is not 0, or (when mounting) @level is deeper
+ * than the caller's user namespace; -ENODEV the module is not loaded;
+ * -EPERM the caller may not mount the level and no mount of it serves it;
+ * -ENOSYS no fsopen(2) and no such mount; -EAGAIN the module is still
+ * loading; -ENOMEM, -EMFILE, another error of fsopen(2), fsconfig(2) or
+ * fsmount(2).
+ */
+int ptags_root_open_level(int level, unsigned int flags,
+			  struct ptags_root **root);
 /* The directory's descriptor (owned by the handle). */
 int ptags_root_fd(const struct ptags_root *root);
 void ptags_root_close(struct ptags_root *root);

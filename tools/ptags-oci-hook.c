@@ -34,13 +34,15 @@
 
 static const char usage_text[] =
 "usage: ptags-oci-hook [--prefix P] [--kubernetes] [--annotation KEY=NAME]...\n"
-"                      [--optional] < STATE.json\n"
+"                      [--level N|own] [--optional] < STATE.json\n"
 "An OCI createRuntime hook: tags the container's init process with\n"
 "@P:id=CONTAINER_ID (P defaults to \"oci\") and, for each annotation mapped\n"
 "with --annotation (or the --kubernetes preset) that the container has,\n"
-"@P:NAME=VALUE; every earlier P:* tag of the process is removed.  Exits 1\n"
-"(the runtime then stops the container) when the tags cannot be written,\n"
-"unless --optional.  See ptags-oci-hook(1).\n";
+"@P:NAME=VALUE; every earlier P:* tag of the process is removed.  The tags\n"
+"are those of level 0, of --level N (a depth of user namespaces) or of own:\n"
+"the hook's own user namespace, for a rootless runtime.  Exits 1 (the runtime\n"
+"then stops the container) when the tags cannot be written, unless\n"
+"--optional.  See ptags-oci-hook(1).\n";
 
 /* An annotation to copy: its key, and the tag name under the prefix. */
 struct map {
@@ -67,6 +69,8 @@ static size_t nmaps;
 static const char *prefix = "oci";
 static int optional;
 static const char *container = "?";
+static const char *level_arg;	/* --level as given; NULL: none */
+static int level;
 
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
@@ -179,6 +183,46 @@ static int build(json_t *state, struct ptags_txn *txn)
 	return 0;
 }
 
+/* "own", or a depth as the kernel prints it: 0 and *@v, or -1. */
+static int parse_level(const char *s, int *v)
+{
+	size_t i, n = strlen(s);
+
+	if (!strcmp(s, "own")) {
+		*v = PTAGS_LEVEL_OWN;
+		return 0;
+	}
+	if (!n || n > 9 || (s[0] == '0' && n > 1))
+		return -1;
+	for (*v = 0, i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*v = *v * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+/* Why the root of --level's level cannot be opened; returns -1. */
+static int level_fail(int err)
+{
+	switch (-err) {
+	case ENODEV:
+		return fail("ptags is not loaded (cannot mount level %s)",
+			    level_arg);
+	case EINVAL:
+		return fail("no level %s: a level is a depth from 0 to that of the hook's user namespace, or own",
+			    level_arg);
+	case EPERM:
+		return fail("cannot mount level %s: permission denied (%s)",
+			    level_arg, level == PTAGS_LEVEL_OWN ?
+			    "its own level needs CAP_SYS_ADMIN in the hook's user namespace and over its mount namespace" :
+			    "a level needs CAP_SYS_ADMIN over the hook's pid and mount namespaces, and no mount of it shows the hook");
+	default:
+		return fail("cannot mount level %s: %s", level_arg,
+			    ptags_strerror(err));
+	}
+}
+
 static int run(void)
 {
 	struct ptags_root *root = NULL;
@@ -219,7 +263,16 @@ static int run(void)
 			  strerror(errno));
 		goto out;
 	}
-	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (level_arg) {
+		err = ptags_root_open_level(level, 0, &root);
+		if (err) {
+			close(pidfd);
+			rc = level_fail(err);
+			goto out;
+		}
+	} else {
+		err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	}
 	if (!err)
 		err = ptags_pidfd_commit(root, pidfd, txn);
 	close(pidfd);
@@ -258,6 +311,17 @@ int main(int argc, char **argv)
 			for (k = 0; k < sizeof(kubernetes) / sizeof(kubernetes[0]); k++)
 				if ((rc = add_map(kubernetes[k].key, kubernetes[k].name)))
 					return rc;
+		} else if (!strcmp(a, "--level") ||
+			   !strncmp(a, "--level=", 8)) {
+			level_arg = a[7] ? a + 8 :
+				    i + 1 < argc ? argv[++i] : NULL;
+			if (!level_arg || !*level_arg)
+				return usage_error("--level needs a depth (0, 1, ...) or own");
+			if (parse_level(level_arg, &level)) {
+				say("--level takes a depth (0, 1, ...) or own, not '%s'",
+				    level_arg);
+				return 2;
+			}
 		} else if (!strcmp(a, "--prefix") || !strcmp(a, "--annotation")) {
 			if (i + 1 == argc)
 				return usage_error(!strcmp(a, "--prefix") ?

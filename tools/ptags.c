@@ -40,9 +40,14 @@ enum {
 
 static int json;
 
+/* --level: the level's root (kept open for the program's life) and name. */
+static struct ptags_root *level_root;
+static const char *level_name;
+
 static const char usage_text[] =
-"Usage: ptags [--json] [--root DIR] [PID...]\n"
-"       ptags [--root DIR] COMMAND ...   (options may also follow; -- ends them)\n"
+"Usage: ptags [--json] [--root DIR | --level N|own] [PID...]\n"
+"       ptags [--root DIR | --level N|own] COMMAND ...\n"
+"                                 (options may also follow; -- ends them)\n"
 "\n"
 "Show the tags of each PID; without PID, those of the parent process (the\n"
 "shell that ran ptags: ptags itself was just exec'ed and keeps only kept tags).\n"
@@ -68,11 +73,14 @@ static const char usage_text[] =
 "Options:\n"
 "  --json      listings (PID..., ps) as JSON; watch: one object per line\n"
 "  --root DIR  use DIR instead of $PTAGS_ROOT or /proc/ptags\n"
+"  --level N|own\n"
+"              the tags of level N (a depth on this process's chain of user\n"
+"              namespaces, 0: the initial one) or of its own user namespace\n"
 "  -h, --help  this text;  -V, --version\n"
 "\n"
 "Exit status: 0 success, 1 no (has, ps without match), 2 usage error,\n"
-"3 permission denied, 4 no such process, 5 invalid name, value, pattern or\n"
-"line, 6 no such tag (a value or guard needs one), 7 limit (max_tags,\n"
+"3 permission denied, 4 no such process, 5 invalid name, value, pattern,\n"
+"line or level, 6 no such tag (a value or guard needs one), 7 limit (max_tags,\n"
 "max_bytes, max_write), 8 ptags not available, 9 other error; exec: 126/127\n"
 "when CMD cannot be run.  See ptags(1).\n";
 
@@ -168,6 +176,85 @@ report(int err, enum ptags_op op, const char *name, pid_t pid,
 	if (err == -EPERM && op != PTAGS_OP_READ)
 		hint_unkept_rights();
 	return exit_code(err);
+}
+
+/* "own", or a depth as the kernel prints it: digits, no leading 0. */
+static int parse_level(const char *s, int *level)
+{
+	size_t i, n = strlen(s);
+
+	if (!strcmp(s, "own")) {
+		*level = PTAGS_LEVEL_OWN;
+		return 0;
+	}
+	if (!n || n > 9 || (s[0] == '0' && n > 1))
+		return -1;
+	for (*level = 0, i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		*level = *level * 10 + (s[i] - '0');
+	}
+	return 0;
+}
+
+/*
+ * --level: open the level's root (SPEC §12) and point the rest of the
+ * program at it.  0 or an exit code, after "ptags: cannot open level N:
+ * MESSAGE (WHAT TO DO)".
+ */
+static int open_level(const char *arg, int level)
+{
+	const char *msg, *why = "";
+	char path[64];
+	int err;
+
+	err = ptags_root_open_level(level, 0, &level_root);
+	if (!err) {
+		level_name = arg;
+		snprintf(path, sizeof(path), "/proc/self/fd/%d",
+			 ptags_root_fd(level_root));
+		err = ptags_set_root(path);
+		if (!err)
+			return 0;
+	}
+	msg = ptags_strerror(err);
+	switch (-err) {
+	case ENODEV:
+		why = "load the module: modprobe ptags";
+		break;
+	case EINVAL:
+		msg = "no such level";
+		why = "a level is a depth from 0 to that of this process's user namespace, or 'own'";
+		break;
+	case EPERM:
+		why = level == PTAGS_LEVEL_OWN ?
+		      "mounting its own level needs CAP_SYS_ADMIN in its user namespace and over its mount namespace, as after 'unshare -Urm'" :
+		      "mounting a level needs CAP_SYS_ADMIN over this process's pid and mount namespaces, and no mount of the level in /proc/self/mountinfo shows this process";
+		break;
+	}
+	fprintf(stderr, "ptags: cannot open level %s: %s%s%s%s\n", arg, msg,
+		*why ? " (" : "", why, *why ? ")" : "");
+	return exit_code(err);
+}
+
+/* A handle of the root: the level's (--level), else ptags_root()'s. */
+static int open_root(struct ptags_root **root)
+{
+	if (level_root)
+		return ptags_root_openat(ptags_root_fd(level_root), ".", 0,
+					 root);
+	return ptags_root_openat(AT_FDCWD, NULL, 0, root);
+}
+
+/* What the root is called in messages. */
+static const char *root_name(void)
+{
+	static char buf[64];
+
+	if (!level_name)
+		return ptags_root();
+	snprintf(buf, sizeof(buf), "level %s", level_name);
+	return buf;
 }
 
 /* "self", or a pid as the kernel prints it: digits, no sign, no leading 0. */
@@ -840,12 +927,12 @@ static int cmd_watch(int argc, char **argv)
 		if (err)
 			return err;
 	}
-	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	err = open_root(&root);
 	if (!err)
 		err = ptags_watch_open(root, pids ? 0 : PTAGS_WATCH_ALL, &w);
 	if (err) {
 		ptags_root_close(root);
-		return report(err, PTAGS_OP_READ, NULL, 0, "watch %s", ptags_root());
+		return report(err, PTAGS_OP_READ, NULL, 0, "watch %s", root_name());
 	}
 	for (i = 0; pids && i < argc; i++) {
 		int pidfd;
@@ -936,7 +1023,7 @@ static int exec_from(struct ptags_txn *txn, pid_t from, char **pats, int npats)
 	if (pidfd < 0)
 		return report(errno == EINVAL ? -ESRCH : -errno, PTAGS_OP_READ,
 			      NULL, 1, "read the tags of %d", (int)from);
-	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	err = open_root(&root);
 	if (!err)
 		err = ptags_pidfd_read(root, pidfd, &set);
 	ptags_root_close(root);
@@ -1105,8 +1192,8 @@ static int command_arg(const char *cmd, const char *arg)
 int main(int argc, char **argv)
 {
 	char **pos = calloc(argc + 1, sizeof(*pos));
-	const char *cmd = NULL, *text;
-	int i, npos = 0, help = 0, exec_args = 0;
+	const char *cmd = NULL, *text, *level_arg = NULL;
+	int i, npos = 0, help = 0, exec_args = 0, root_given = 0, level = 0, rc;
 	size_t k;
 
 	if (!pos)
@@ -1148,10 +1235,20 @@ int main(int argc, char **argv)
 				return usage_error("--root needs a directory");
 			if (ptags_set_root(dir))
 				return EX_OTHER;
+			root_given = 1;
+		} else if (!strcmp(o, "--level") || !strncmp(o, "--level=", 8)) {
+			level_arg = o[7] ? o + 8 : (i + 1 < argc ? argv[++i] : NULL);
+			if (!level_arg || !*level_arg)
+				return usage_error("--level needs a depth (0, 1, ...) or 'own'");
+			if (parse_level(level_arg, &level))
+				return usage_error("--level takes a depth (0, 1, ...) or 'own', not '%s'",
+						   level_arg);
 		} else {
 			return usage_error("unknown option '%s'", o);
 		}
 	}
+	if (level_arg && root_given)
+		return usage_error("--level and --root cannot be given together");
 	if (help) {
 		text = usage_of(cmd);
 		if (text)
@@ -1159,6 +1256,11 @@ int main(int argc, char **argv)
 		else
 			fputs(usage_text, stdout);
 		return EX_OK;
+	}
+	if (level_arg) {
+		rc = open_level(level_arg, level);
+		if (rc)
+			return rc;
 	}
 	if (!npos)
 		return cmd_show(0, pos);

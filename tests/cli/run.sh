@@ -126,5 +126,59 @@ run has 50 'a*b'
 ok $([ $rc = 5 ] && [[ "$err" != *SPEC* ]] && echo 0 || echo 1) \
 	"an invalid query is explained without a SPEC section ($err)"
 
+# --level N|own (SPEC §12): usage errors.
+for bad in 01 x -1 +1 1x ' 1' OWN 1234567890; do
+	run --level "$bad" ps
+	ok $([ $rc = 2 ] && [ "$err" = "ptags: --level takes a depth (0, 1, ...) or 'own', not '$bad'
+Try 'ptags --help'." ] && echo 0 || echo 1) \
+		"'--level \"$bad\"' is not a level ($rc: ${err%%$'\n'*})"
+done
+for args in --level --level= "ps --level"; do
+	run $args
+	ok $([ $rc = 2 ] && [ "$err" = "ptags: --level needs a depth (0, 1, ...) or 'own'
+Try 'ptags --help'." ] && echo 0 || echo 1) \
+		"'$args' without a level says so ($rc: ${err%%$'\n'*})"
+done
+for args in "--level 1 --root $root ps" "--root=$root ps --level=own" \
+	    "--level 0 --root $root --help"; do
+	run $args
+	ok $([ $rc = 2 ] && [ "$err" = "ptags: --level and --root cannot be given together
+Try 'ptags --help'." ] && echo 0 || echo 1) \
+		"'${args//$root/ROOT}': --level and --root exclude each other ($rc: ${err%%$'\n'*})"
+done
+run --level=own --help
+ok $([ $rc = 0 ] && [[ "$out" == *"--level N|own"* ]] && echo 0 || echo 1) \
+	"'--level=own --help' shows the usage ($rc)"
+
+# --level on this host, without the module: never $PTAGS_ROOT (the fake
+# entry 50 exists); a caller that may mount (CAP_SYS_ADMIN) hears that
+# ptags is not available (8), one that may not (no mount of the level
+# either) permission denied (3).
+proc 'X
+'
+if grep -q '^nodev	ptags$' /proc/filesystems; then
+	echo "ok $((n += 1)) - --level without the module # SKIP ptags is loaded here"
+else
+	cap=$(sed -n 's/^CapEff:[[:space:]]*//p' /proc/self/status)
+	nodev="ptags: cannot open level 0: ptags is not available (load the module: modprobe ptags)"
+	noperm="ptags: cannot open level 0: permission denied (mounting a level needs CAP_SYS_ADMIN over this process's pid and mount namespaces, and no mount of the level in /proc/self/mountinfo shows this process)"
+	run --level 0 50
+	if [ $(((0x$cap >> 21) & 1)) = 1 ]; then
+		ok $([ $rc = 8 ] && [ "$err" = "$nodev" ] && [ -z "$out" ] && echo 0 || echo 1) \
+			"'--level 0 50' with CAP_SYS_ADMIN, no module: not available ($rc: ${err%%$'\n'*})"
+	else
+		ok $([ $rc = 3 ] && [ "$err" = "$noperm" ] && [ -z "$out" ] && echo 0 || echo 1) \
+			"'--level 0 50' without CAP_SYS_ADMIN, no ptags mount: permission denied ($rc: ${err%%$'\n'*})"
+	fi
+	if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+		out=$(setpriv --reuid=65534 --regid=65534 --clear-groups \
+			--inh-caps=-all "$PTAGS" --level own ps 2>"$root/.err")
+		rc=$?
+		err=$(cat "$root/.err")
+		ok $([ $rc = 3 ] && [ "$err" = "ptags: cannot open level own: permission denied (mounting its own level needs CAP_SYS_ADMIN in its user namespace and over its mount namespace, as after 'unshare -Urm')" ] && echo 0 || echo 1) \
+			"'--level own' as uid 65534: permission denied, no fallback ($rc: ${err%%$'\n'*})"
+	fi
+fi
+
 echo "1..$n"
 [ $failed = 0 ]

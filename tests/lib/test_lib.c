@@ -3,12 +3,15 @@
  * Host tests of libptags (no module needed): validation (SPEC §4), queries,
  * parsing (SPEC §3.3), reading and listing against a fake root directory
  * (files named by pid holding SPEC text), the exact bytes of transactions
- * (SPEC §3.4), JSON output, messages, and the peer check's refusal of a
- * peer that exited.  TAP on stdout.
+ * (SPEC §3.4), JSON output, messages, the peer check's refusal of a
+ * peer that exited, and levels (SPEC §12) as far as a host without the
+ * module shows them.  TAP on stdout.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -17,10 +20,12 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 
 #include "ptags.h"
+#include "../../lib/internal.h"	/* pt_mountinfo_ptags() and the like */
 
 static int tap_count, tap_failures;
 static char root[64];
@@ -510,6 +515,227 @@ static void test_root_handle(void)
 	ptags_root_close(NULL);
 }
 
+/* ---- levels (SPEC §12) ---- */
+
+/* One line of mountinfo parsed by pt_mountinfo_ptags(). */
+struct mi_case {
+	const char *line;
+	int ret;		/* 1 ptags, 0 another type, -EINVAL */
+	const char *dir;
+	int level;
+	unsigned int major, minor;
+};
+
+static void test_mountinfo(void)
+{
+	static const struct mi_case cases[] = {
+		{ "25 21 0:52 / /proc/ptags rw,nosuid,nodev,noexec,relatime shared:12 - ptags ptags rw\n",
+		  1, "/proc/ptags", 0, 0, 52 },
+		{ "40 30 0:60 / /tmp/my\\040dir rw,relatime - ptags ptags rw,hidepid=invisible,level=2",
+		  1, "/tmp/my dir", 2, 0, 60 },
+		{ "41 30 0:61 / /a\\040-\\040b rw shared:3 master:1 propagate_from:1 - ptags my\\040src rw,level=1,gid=5\n",
+		  1, "/a - b", 1, 0, 61 },
+		{ "42 30 259:3 / /x\\134y\\011z rw - ptags ptags rw,level=0",
+		  1, "/x\\y\tz", 0, 259, 3 },
+		{ "43 30 0:62 / /lv rw - ptags ptags rw,level=17 extra",
+		  1, "/lv", 17, 0, 62 },
+		{ "21 26 0:20 / /proc rw,relatime - proc proc rw", 0, NULL, 0, 0, 0 },
+		{ "22 26 0:21 / /p rw - ptagsfs ptags rw,level=1", 0, NULL, 0, 0, 0 },
+		{ "23 26 0:22 / /p rw - fuse.ptags ptags rw", 0, NULL, 0, 0, 0 },
+		{ "24 26 0:23 / /p rw ptags ptags rw", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0:23 / /p rw - ptags ptags", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0:23 / /p rw - ptags ptags ", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0-23 / /p rw - ptags ptags rw", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0:23 / /p rw - ptags ptags rw,level=x", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0:23 / /p rw - ptags ptags rw,level=", -EINVAL, NULL, 0, 0, 0 },
+		{ "24 26 0:23  /p rw - ptags ptags rw", -EINVAL, NULL, 0, 0, 0 },
+		{ "", -EINVAL, NULL, 0, 0, 0 },
+	};
+	char line[256], *dir;
+	size_t i;
+	dev_t dev;
+	int r, level;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const struct mi_case *c = &cases[i];
+
+		snprintf(line, sizeof(line), "%s", c->line);
+		dir = NULL;
+		level = -5;
+		dev = 0;
+		r = pt_mountinfo_ptags(line, &dev, &dir, &level);
+		if (c->ret != 1) {
+			ok(r == c->ret, "mountinfo line #%zu: %s (%d)", i,
+			   c->ret ? "not a mountinfo line" : "not ptags", r);
+			continue;
+		}
+		ok(r == 1 && dir && !strcmp(dir, c->dir) && level == c->level &&
+		   dev == makedev(c->major, c->minor),
+		   "mountinfo line #%zu: ptags at '%s', level %d, %u:%u (%d, '%s', %d)",
+		   i, c->dir, c->level, c->major, c->minor, r, dir ? dir : "", level);
+	}
+}
+
+/*
+ * The mountinfo fallback takes only a ptags file system, however the line
+ * describes it: a fake mountinfo naming a directory (with its real device,
+ * and a "self" that is the caller) as a ptags mount yields nothing.
+ */
+static void test_level_scan(void)
+{
+	char dir[128], path[512], text[1024], me[32];
+	struct stat st;
+	int r;
+
+	snprintf(dir, sizeof(dir), "%s/lv", root);
+	snprintf(me, sizeof(me), "lv/%d", (int)getpid());
+	snprintf(path, sizeof(path), "%s/self", dir);
+	if (mkdir(dir, 0755) || stat(dir, &st) || symlink(me + 3, path))
+		bail(dir);
+	put_file(me, "");
+	snprintf(text, sizeof(text),
+		 "21 26 0:20 / /proc rw - proc proc rw\n"
+		 "90 26 %u:%u / %s rw - ptags ptags rw\n"
+		 "91 26 %u:%u / %s rw - ptags ptags rw,level=1\n",
+		 major(st.st_dev), minor(st.st_dev), dir,
+		 major(st.st_dev), minor(st.st_dev), dir);
+	put_file("lv/mountinfo", text);
+	snprintf(path, sizeof(path), "%s/mountinfo", dir);
+	r = pt_level_mount_open(path, 0);
+	ok(r == -ENOENT, "level scan: a plain directory listed as ptags level 0 is refused (%d)", r);
+	r = pt_level_mount_open(path, 1);
+	ok(r == -ENOENT, "level scan: ... and as level 1 (%d)", r);
+	r = pt_level_mount_open(path, 2);
+	ok(r == -ENOENT, "level scan: no mount of level 2 listed (%d)", r);
+	r = pt_level_mount_open("/nonexistent/mountinfo", 0);
+	ok(r == -ENOENT, "level scan: no mountinfo (%d)", r);
+}
+
+/* Is the file system type ptags registered (the module loaded)? */
+static bool ptags_registered(void)
+{
+	char line[256];
+	bool found = false;
+	FILE *f = fopen("/proc/filesystems", "r");
+
+	if (!f)
+		bail("/proc/filesystems");
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strcmp(line, "nodev\tptags\n");
+	fclose(f);
+	return found;
+}
+
+/* The effective capabilities (/proc/self/status), or ~0 if unknown. */
+static unsigned long long cap_eff(void)
+{
+	unsigned long long caps = ~0ULL;
+	char line[256];
+	FILE *f = fopen("/proc/self/status", "r");
+
+	if (!f)
+		return caps;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &caps) == 1)
+			break;
+	fclose(f);
+	return caps;
+}
+
+enum { MAY_MOUNT, MAY_NOT_MOUNT };
+
+/*
+ * In a child that may mount (a user and mount namespace of its own, or root
+ * of the initial ones) or may not (uid 65534 without capabilities, or the
+ * caller if it has none): ptags_root_open_level() of levels 0, 3 and own.
+ * Returns false (skip) when the child cannot be made so.
+ */
+static bool open_level_in_child(int how, int res[3])
+{
+	int pfd[2], st, r[3];
+	pid_t pid;
+
+	if (pipe(pfd))
+		bail("pipe");
+	pid = fork();
+	if (pid < 0)
+		bail("fork");
+	if (!pid) {
+		static const int levels[3] = { 0, 3, PTAGS_LEVEL_OWN };
+		struct ptags_root *h;
+		int i;
+
+		close(pfd[0]);
+		if (how == MAY_MOUNT) {
+			if (unshare(CLONE_NEWUSER | CLONE_NEWNS) && geteuid())
+				_exit(3);
+		} else if (!geteuid()) {
+			if (setgroups(0, NULL) || setresgid(65534, 65534, 65534) ||
+			    setresuid(65534, 65534, 65534))
+				_exit(3);
+		}
+		if (how == MAY_NOT_MOUNT && cap_eff())
+			_exit(3);
+		for (i = 0; i < 3; i++) {
+			h = NULL;
+			r[i] = ptags_root_open_level(levels[i], 0, &h);
+			ptags_root_close(h);
+		}
+		_exit(write(pfd[1], r, sizeof(r)) == sizeof(r) ? 0 : 4);
+	}
+	close(pfd[1]);
+	if (waitpid(pid, &st, 0) != pid)
+		bail("waitpid");
+	if (!WIFEXITED(st) || WEXITSTATUS(st) ||
+	    read(pfd[0], res, 3 * sizeof(*res)) != 3 * sizeof(*res)) {
+		close(pfd[0]);
+		return false;
+	}
+	close(pfd[0]);
+	return true;
+}
+
+/*
+ * ptags_root_open_level(): argument checks, and on this host (no module)
+ * the error the design gives: fsopen(2) says ENODEV to a caller that may
+ * mount; one that may not gets EPERM, finds no ptags mount of the level in
+ * its mountinfo and returns that EPERM (a depth), or EPERM at once (own).
+ */
+static void test_open_level(void)
+{
+	struct ptags_root *h = (void *)1;
+	int r, res[3];
+
+	r = ptags_root_open_level(-2, 0, &h);
+	ok(r == -EINVAL && !h, "open_level(-2): -EINVAL (%d)", r);
+	r = ptags_root_open_level(-2147483647 - 1, 0, &h);
+	ok(r == -EINVAL, "open_level(INT_MIN): -EINVAL (%d)", r);
+	h = (void *)1;
+	r = ptags_root_open_level(0, 1, &h);
+	ok(r == -EINVAL && !h, "open_level(0, flags 1): -EINVAL (%d)", r);
+	r = ptags_root_open_level(PTAGS_LEVEL_OWN, 0x80000000u, &h);
+	ok(r == -EINVAL, "open_level(own, flags 1<<31): -EINVAL (%d)", r);
+	if (ptags_registered()) {
+		printf("ok %d - open_level without the module # SKIP ptags is loaded here\n",
+		       ++tap_count);
+		return;
+	}
+	if (open_level_in_child(MAY_MOUNT, res))
+		ok(res[0] == -ENODEV && res[1] == -ENODEV && res[2] == -ENODEV,
+		   "open_level(0, 3, own) by a caller that may mount, no module: -ENODEV (%d %d %d)",
+		   res[0], res[1], res[2]);
+	else
+		printf("ok %d - open_level by a caller that may mount # SKIP no user namespace\n",
+		       ++tap_count);
+	if (open_level_in_child(MAY_NOT_MOUNT, res))
+		ok(res[0] == -EPERM && res[1] == -EPERM && res[2] == -EPERM,
+		   "open_level(0, 3, own) by a caller that may not mount, no ptags mount: -EPERM (%d %d %d)",
+		   res[0], res[1], res[2]);
+	else
+		printf("ok %d - open_level by a caller that may not mount # SKIP cannot drop capabilities\n",
+		       ++tap_count);
+}
+
 /* ptags_line_valid(): the lines of SPEC §3.4's table, and what is not one. */
 static void test_lines(void)
 {
@@ -567,6 +793,9 @@ int main(void)
 	test_messages();
 	test_peer();
 	test_root_handle();
+	test_mountinfo();
+	test_level_scan();
+	test_open_level();
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	if (system(cmd))
 		printf("# could not remove %s\n", root);
