@@ -21,6 +21,9 @@
 #include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+
+#include "ptags.h"
 
 enum agent_op {
 	OP_DROP = 1,	/* drop_privileges(target): 0 or -1 */
@@ -45,6 +48,9 @@ enum agent_op {
 	OP_CAT,		/* the file named by data, into the reply: 0 or errno */
 	OP_AGENT,	/* fork an agent of its own: reply its pid and socket */
 	OP_EXEC,	/* execute this program again, as the same agent: 0 or errno */
+	OP_RUN,		/* run data's "PROGRAM ARG..." (spaces split), output in reply: status */
+	OP_PAIR,	/* slots slot and slot+1 = socketpair(AF_UNIX): 0 or errno */
+	OP_PEER,	/* peer check on slot at level target (-1: own), tags in reply: 0 or -errno */
 };
 
 #define AGENT_SLOTS	8
@@ -312,6 +318,75 @@ static inline int agent_exec(int sock)
 }
 
 /*
+ * OP_RUN: run @cmd (split at spaces; no quoting) with stdout and stderr
+ * into @out; returns its exit status, 128 + a signal, or -1.
+ */
+static inline int agent_run(char *cmd, char *out, size_t len, int *n)
+{
+	char *argv[16], *save = NULL;
+	int pipefd[2], status, argc = 0;
+	size_t used = 0;
+	ssize_t got;
+	pid_t pid;
+
+	for (char *a = strtok_r(cmd, " ", &save); a && argc < 15;
+	     a = strtok_r(NULL, " ", &save))
+		argv[argc++] = a;
+	argv[argc] = NULL;
+	*n = 0;
+	if (!argc || pipe2(pipefd, O_CLOEXEC))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		dup2(pipefd[1], 1);
+		dup2(pipefd[1], 2);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	close(pipefd[1]);
+	while (pid > 0 && used < len &&
+	       (got = read(pipefd[0], out + used, len - used)) > 0)
+		used += got;
+	close(pipefd[0]);
+	*n = (int)used;
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/*
+ * OP_PEER: libptags's peer check of the other end of @sock through a root
+ * of @level (PTAGS_LEVEL_OWN or a depth): the peer's tags as text
+ * ("NAME[=VALUE]" lines, "@" for kept) in @out; 0 or a negative errno.
+ */
+static inline int agent_peer(int sock, int level, char *out, size_t len,
+			     int *n)
+{
+	struct ptags_root *root = NULL;
+	struct ptags_set *set = NULL;
+	size_t used = 0;
+	int err;
+
+	*n = 0;
+	err = ptags_root_open_level(level, 0, &root);
+	if (!err)
+		err = ptags_root_peer_read(root, sock, 0, NULL, NULL, &set);
+	ptags_root_close(root);
+	if (err)
+		return err;
+	for (size_t i = 0; i < ptags_set_count(set) && used < len; i++) {
+		const struct ptags_tag *t = ptags_set_tag(set, i);
+
+		used += snprintf(out + used, len - used, "%s%s%s%s\n",
+				 t->keep ? "@" : "", t->name,
+				 t->value ? "=" : "", t->value ? t->value : "");
+	}
+	ptags_set_free(set);
+	*n = used < len ? (int)used : (int)len;
+	return 0;
+}
+
+/*
  * A test whose agents may OP_EXEC calls this first in main(): an agent's
  * new image answers its OP_EXEC and goes on serving.
  */
@@ -435,6 +510,22 @@ static inline int agent_loop(int sock)
 			break;
 		case OP_EXEC:
 			r.ret = agent_exec(sock);
+			break;
+		case OP_RUN:
+			r.ret = agent_run(c.data, r.data, sizeof(r.data) - 1, &r.len);
+			break;
+		case OP_PAIR:
+			r.ret = EBADF;
+			if (c.slot >= 0 && c.slot + 1 < AGENT_SLOTS &&
+			    fds[c.slot] < 0 && fds[c.slot + 1] < 0)
+				r.ret = socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC,
+						   0, &fds[c.slot]) ? errno : 0;
+			break;
+		case OP_PEER:
+			r.ret = -EBADF;
+			if (c.slot >= 0 && c.slot < AGENT_SLOTS && fds[c.slot] >= 0)
+				r.ret = agent_peer(fds[c.slot], c.target, r.data,
+						   sizeof(r.data) - 1, &r.len);
 			break;
 		default:
 			r.ret = -1;

@@ -27,6 +27,7 @@
 #define L3	"/tmp/lv3"	/* P: level=2, its own */
 #define L0	"/tmp/lv0"	/* P: level=0 */
 #define LH	"/tmp/lvh"	/* R: level=own,hidepid=invisible */
+#define LP	"/tmp/lvp"	/* R: level=own, for the peer check */
 
 static char buf[AGENT_DATA + 1];
 
@@ -60,6 +61,19 @@ static int a_root(struct agent *a, const char *dir)
 static int a_mount(struct agent *a, const char *dir_opts)
 {
 	return acmd(a, OP_MOUNT, 0, dir_opts);
+}
+
+/* Agent @a runs @cmd: its exit status, its output in buf. */
+static int a_run(struct agent *a, const char *cmd)
+{
+	return agent_cmd(a, OP_RUN, 0, 0, cmd, -1, NULL, buf, sizeof(buf));
+}
+
+/* Agent @a's libptags peer check of its @slot at @level: tags in buf. */
+static int a_peer(struct agent *a, int slot, int level)
+{
+	return agent_cmd(a, OP_PEER, level, slot, NULL, -1, NULL, buf,
+			 sizeof(buf));
 }
 
 /*
@@ -159,7 +173,7 @@ static void drain(int fd)
 
 static void setup(void)
 {
-	static const char *const dirs[] = { L1, L1N, L2, L3, L0, LH };
+	static const char *const dirs[] = { L1, L1N, L2, L3, L0, LH, LP };
 	unsigned int i;
 
 	/* Debian kernels have a switch for unprivileged user namespaces. */
@@ -174,7 +188,7 @@ static void setup(void)
 
 int main(int argc, char **argv)
 {
-	struct agent *A, *K, *K2, *N, *P, *R, *H;
+	struct agent *A, *K, *K2, *N, *P, *R, *H, *C, *D;
 	char a_l1[256], path[256];
 	long pruned, tagged, max_levels;
 	int rc, in0, in1;
@@ -354,6 +368,33 @@ int main(int argc, char **argv)
 	rc = rc ?: file_write(path, "0 0 65536\n");
 	ok(!rc, "root maps uids and gids 0-65535 into it");
 	expect(acmd(R, OP_UNSHARE, CLONE_NEWNS, NULL), 0, "R makes a mount namespace");
+
+	/*
+	 * ---- The peer check at a level: in R's namespace a daemon D (uid
+	 * 100) checks a client C (uid 200), neither privileged; neither can
+	 * mount, so libptags finds R's mount of its level in mountinfo.
+	 */
+	expect(a_mount(R, LP " level=own"), 0, "R mounts level=own");
+	a_root(R, LP);
+	D = agent_child(R);
+	C = agent_child(R);
+	if (!D || !C)
+		die("R forks two agents");
+	expect(aw(R, C->pid, "+S:camera\n"), 0, "R grants C S:camera at its level");
+	root_write(C->pid, "+lvl0-only\n");
+	expect(acmd(D, OP_DROP, 100, NULL), 0, "D drops to uid 100 in R's namespace");
+	expect(acmd(C, OP_DROP, 200, NULL), 0, "C drops to uid 200 in R's namespace");
+	expect(agent_cmd(C, OP_PAIR, 0, 0, NULL, -1, NULL, NULL, 0), 0, "C makes a socket pair");
+	expect(a_pass(C, D, 1), 0, "C hands one end to D");
+	expect(a_peer(D, 1, 1), 0, "D's peer check of C at level 1 succeeds");
+	ok(!strcmp(buf, "S:camera\n"), "D sees C's level-1 tags only: [%s]", buf);
+	expect(a_peer(D, 1, 0), 0, "D's peer check of C at level 0 succeeds");
+	ok(!strcmp(buf, "lvl0-only\n"), "D sees C's level-0 tags only: [%s]", buf);
+	expect(a_peer(D, 1, PTAGS_LEVEL_OWN), -EPERM,
+	       "D's peer check at level own: -EPERM (D cannot mount, and no fallback)");
+	expect(a_peer(D, 1, 2), -EPERM, "D's peer check at level 2 (none in its mountinfo, cannot mount): -EPERM");
+	expect(aw(C, 0, "-S:camera\n"), EPERM, "C cannot drop S:camera at its level");
+	ok(agent_end(C) && agent_end(D), "C and D exit");
 	expect(a_mount(R, LH " level=own,hidepid=invisible"), 0,
 	       "R mounts level=own with hidepid=invisible");
 	a_root(R, LH);
@@ -375,6 +416,32 @@ int main(int argc, char **argv)
 	expect(aw(A, R->pid, "-x\n"), ENOENT, "nor lets A change it");
 	expect(a_read(R, A->pid, buf, sizeof(buf)), ENOENT,
 	       "R's level does not show A: ENOENT");
+
+	/* ---- The command at a level: A, root of its namespace, and K. */
+	snprintf(path, sizeof(path), "/bin/ptags --level own has %d MGR:c1=abc", (int)K->pid);
+	expect(a_run(A, path), 0, "A: ptags --level own has K MGR:c1=abc: yes");
+	snprintf(path, sizeof(path), "/bin/ptags --level own has %d MGR:host", (int)K->pid);
+	expect(a_run(A, path), 1, "A: ptags --level own has K MGR:host (a level-0 tag): no");
+	snprintf(path, sizeof(path), "/bin/ptags --level 1 has %d MGR:c1=abc", (int)K->pid);
+	expect(a_run(A, path), 0, "A: ptags --level 1 (its own depth) has K MGR:c1=abc: yes");
+	snprintf(path, sizeof(path), "/bin/ptags --level 0 has %d MGR:host", (int)K->pid);
+	expect(a_run(A, path), 0,
+	       "A: ptags --level 0 (A cannot mount it; /proc/ptags from mountinfo) has K MGR:host: yes");
+	snprintf(path, sizeof(path), "/bin/ptags --level 2 has %d MGR:c1", (int)K->pid);
+	rc = a_run(A, path);
+	ok(rc == 5 && strstr(buf, "level"), "A: ptags --level 2 (off its chain): exit 5 (%d: %s)", rc, buf);
+	snprintf(path, sizeof(path), "/bin/ptags --level own rm %d MGR:c1", (int)K->pid);
+	expect(a_run(K, path), 3, "K: ptags --level own rm K MGR:c1: permission denied (3)");
+	snprintf(path, sizeof(path), "/bin/ptags --level own add %d MGR:cli", (int)K->pid);
+	expect(a_run(A, path), 0, "A: ptags --level own add K MGR:cli");
+	ok(pt_is(K->pid, "@MGR:host\nT:y\nhost-unkept\nptags:T:add\n"),
+	   "K's level-0 tags are unchanged by it");
+	rc = a_run(A, "/bin/ptags --level own ps MGR:cli");
+	snprintf(path, sizeof(path), "%d ", (int)K->pid);
+	ok(!rc && strstr(buf, path) && !strstr(buf, "MGR:host"),
+	   "A: ptags --level own ps MGR:cli lists K (%d: %s)", rc, buf);
+	snprintf(path, sizeof(path), "/bin/ptags --level own rm %d MGR:cli", (int)K->pid);
+	expect(a_run(A, path), 0, "A: ptags --level own rm K MGR:cli");
 
 	/* ---- Watching, per level: root watches level 0 and A's level 1. */
 	in0 = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
