@@ -25,6 +25,7 @@
 #include <jansson.h>
 
 #include "ptags.h"
+#include "level.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -179,25 +180,6 @@ static int build(json_t *state, struct ptags_txn *txn)
 			return fail("annotation %s is not a string", maps[i].key);
 		if (add_tag(txn, maps[i].name, json_string_value(v)))
 			return -1;
-	}
-	return 0;
-}
-
-/* "own", or a depth as the kernel prints it: 0 and *@v, or -1. */
-static int parse_level(const char *s, int *v)
-{
-	size_t i, n = strlen(s);
-
-	if (!strcmp(s, "own")) {
-		*v = PTAGS_LEVEL_OWN;
-		return 0;
-	}
-	if (!n || n > 9 || (s[0] == '0' && n > 1))
-		return -1;
-	for (*v = 0, i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		*v = *v * 10 + (s[i] - '0');
 	}
 	return 0;
 }

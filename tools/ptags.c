@@ -19,6 +19,7 @@
 #include <sys/syscall.h>
 
 #include "ptags.h"
+#include "level.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -176,25 +177,6 @@ report(int err, enum ptags_op op, const char *name, pid_t pid,
 	if (err == -EPERM && op != PTAGS_OP_READ)
 		hint_unkept_rights();
 	return exit_code(err);
-}
-
-/* "own", or a depth as the kernel prints it: digits, no leading 0. */
-static int parse_level(const char *s, int *level)
-{
-	size_t i, n = strlen(s);
-
-	if (!strcmp(s, "own")) {
-		*level = PTAGS_LEVEL_OWN;
-		return 0;
-	}
-	if (!n || n > 9 || (s[0] == '0' && n > 1))
-		return -1;
-	for (*level = 0, i = 0; i < n; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		*level = *level * 10 + (s[i] - '0');
-	}
-	return 0;
 }
 
 /*
