@@ -130,46 +130,119 @@ static void ticker(volatile long long *gap, volatile int *stop)
 /*
  * Writers that change nothing (no right: max_write bytes of "-" lines,
  * over and over) never make a changing writer wait: only changes take
- * turns.  A root write during their storm completes quickly.
+ * turns.  A root write during their storm completes within the time one
+ * of their writes takes alone; were they queued for the turn, it would
+ * wait for about three of them.  The root writer runs SCHED_FIFO for its
+ * probes, so that sharing two CPUs with the storm does not delay it (on
+ * the KASAN kernel, CFS alone gave it 23 to 55 ms).
  */
 #define NOOP_WRITERS	4
-#define NOOP_LIMIT_MS	50
+#define NOOP_PROBES	5
+
+static void noop_buf(char *buf, size_t max, size_t *len)
+{
+	size_t i;
+
+	for (i = 0; i + 2 <= max; i += 2)
+		memcpy(buf + i, "-\n", 2);
+	*len = i;
+}
+
+/* One no-op write of max_write bytes, alone, unprivileged: its time. */
+static long long noop_alone_us(pid_t target)
+{
+	size_t max = (size_t)pt_param("max_write"), len;
+	long long *us = mmap(NULL, sizeof(*us), PROT_READ | PROT_WRITE,
+			     MAP_SHARED | MAP_ANONYMOUS, -1, 0), best = -1;
+	char path[64];
+	pid_t c;
+	int k;
+
+	if (us == MAP_FAILED)
+		die("mmap");
+	pt_path(path, sizeof(path), target);
+	for (k = 0; k < 3; k++) {
+		c = tap_fork();
+		if (!c) {
+			char *buf = malloc(max);
+			long long t0;
+			int fd;
+
+			if (!buf || drop_privileges(65534))
+				_exit(1);
+			noop_buf(buf, max, &len);
+			fd = open(path, O_WRONLY);
+			t0 = now_us();
+			if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
+				_exit(2);
+			*us = now_us() - t0;
+			_exit(0);
+		}
+		if (wait_exit(c) != 0)
+			die("the no-op writer failed");
+		if (best < 0 || *us < best)
+			best = *us;
+	}
+	munmap(us, sizeof(*us));
+	return best;
+}
+
+static void set_fifo(int on)
+{
+	struct sched_param sp = { .sched_priority = on ? 1 : 0 };
+
+	if (sched_setscheduler(0, on ? SCHED_FIFO : SCHED_OTHER, &sp))
+		die("sched_setscheduler");
+}
 
 static void test_noop_writers_do_not_delay(void)
 {
-	size_t max = (size_t)pt_param("max_write"), i;
+	size_t max = (size_t)pt_param("max_write");
 	pid_t target = pt_sleeper("noop-target");
 	pid_t w[NOOP_WRITERS];
-	long long t0, t1;
+	long long t0, t1, worst = 0, alone;
 	char path[64];
-	int k, err;
+	int k, err = 0;
 
+	alone = noop_alone_us(target);
 	pt_path(path, sizeof(path), target);
 	for (k = 0; k < NOOP_WRITERS; k++) {
 		w[k] = tap_fork();
 		if (!w[k]) {
 			char *buf = malloc(max);
+			size_t len;
 			int fd;
 
 			if (!buf || drop_privileges(65534))
 				_exit(1);
-			for (i = 0; i + 2 <= max; i += 2)
-				memcpy(buf + i, "-\n", 2);
+			noop_buf(buf, max, &len);
 			fd = open(path, O_WRONLY);
 			for (;;)
-				if (fd < 0 || write(fd, buf, i) != (ssize_t)i)
+				if (fd < 0 || write(fd, buf, len) != (ssize_t)len)
 					_exit(2);
 		}
 	}
 	usleep(500 * 1000);	/* the storm is on */
-	t0 = now_us();
-	err = pt_write(target, "+noop:probe\n-noop:probe\n+noop:probe\n");
-	t1 = now_us();
+	for (k = 0; k < NOOP_PROBES && !err; k++) {
+		char probe[64];
+
+		snprintf(probe, sizeof(probe), "+noop:%d\n-noop:%d\n+noop:p%d\n",
+			 k, k, k);
+		set_fifo(1);
+		t0 = now_us();
+		err = pt_write(target, probe);
+		t1 = now_us();
+		set_fifo(0);
+		if (t1 - t0 > worst)
+			worst = t1 - t0;
+		usleep(20 * 1000);
+	}
 	for (k = 0; k < NOOP_WRITERS; k++)
 		pt_stop(w[k]);
-	ok(!err && t1 - t0 < NOOP_LIMIT_MS * 1000,
-	   "SPEC §3.4: during a storm of writes that change nothing, a change is not delayed (%lld us, limit %d ms)",
-	   t1 - t0, NOOP_LIMIT_MS);
+	diag("one no-op write of max_write bytes alone: %lld us", alone);
+	ok(!err && worst < alone,
+	   "SPEC §3.4: during a storm of writes that change nothing, a change is not delayed (slowest of %d: %lld us, one of theirs alone: %lld us)",
+	   NOOP_PROBES, worst, alone);
 	pt_stop(target);
 }
 
