@@ -40,10 +40,10 @@ static const char usage_text[] =
 "@P:id=CONTAINER_ID (P defaults to \"oci\") and, for each annotation mapped\n"
 "with --annotation (or the --kubernetes preset) that the container has,\n"
 "@P:NAME=VALUE; every earlier P:* tag of the process is removed.  The tags\n"
-"are those of level 0, of --level N (a depth of user namespaces) or of own:\n"
-"the hook's own user namespace, for a rootless runtime.  Exits 1 (the runtime\n"
-"then stops the container) when the tags cannot be written, unless\n"
-"--optional.  See ptags-oci-hook(1).\n";
+"are those of level 0 (of the hook's own user namespace when level 0\n"
+"refuses it: a rootless runtime), of --level N (a depth of user namespaces)\n"
+"or of --level own.  Exits 1 (the runtime then stops the container) when the\n"
+"tags cannot be written, unless --optional.  See ptags-oci-hook(1).\n";
 
 /* An annotation to copy: its key, and the tag name under the prefix. */
 struct map {
@@ -205,6 +205,38 @@ static int level_fail(int err)
 	}
 }
 
+/*
+ * Without --level: level 0, through the root of PTAGS_ROOT or /proc/ptags.
+ * When level 0 refuses the hook (-EPERM: a rootless runtime, in a user
+ * namespace of its own) or that path has no ptags file system (-ENODEV),
+ * the hook's own level instead, unless PTAGS_ROOT names the root to use.
+ * For a runtime in the initial user namespace its own level is level 0.
+ * Returns 0 or the error to report: level 0's, unless its own level was
+ * reached and failed for another reason.
+ */
+static int commit_default(int pidfd, struct ptags_txn *txn)
+{
+	struct ptags_root *root;
+	int err, own;
+
+	err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
+	if (!err)
+		err = ptags_pidfd_commit(root, pidfd, txn);
+	ptags_root_close(root);
+	if ((err != -EPERM && err != -ENODEV) || getenv("PTAGS_ROOT"))
+		return err;
+	own = ptags_root_open_level(PTAGS_LEVEL_OWN, 0, &root);
+	if (own) {
+		if (own != -ENODEV)
+			say("container %s: its own level cannot be mounted either: %s",
+			    container, ptags_strerror(own));
+		return err;
+	}
+	own = ptags_pidfd_commit(root, pidfd, txn);
+	ptags_root_close(root);
+	return own;
+}
+
 static int run(void)
 {
 	struct ptags_root *root = NULL;
@@ -252,13 +284,12 @@ static int run(void)
 			rc = level_fail(err);
 			goto out;
 		}
-	} else {
-		err = ptags_root_openat(AT_FDCWD, NULL, 0, &root);
-	}
-	if (!err)
 		err = ptags_pidfd_commit(root, pidfd, txn);
+		ptags_root_close(root);
+	} else {
+		err = commit_default(pidfd, txn);
+	}
 	close(pidfd);
-	ptags_root_close(root);
 	if (err == -ENODEV)
 		rc = fail("ptags is not loaded (no ptags file system at %s)",
 			  ptags_root());

@@ -12,7 +12,9 @@
  * in the container with every capability it can have there (all but
  * CAP_MAC_ADMIN without a user namespace, all of them in its own), cannot
  * remove, change or unkeep them; two containers at once each list only
- * their own; without ptags the hook fails and the container never runs.
+ * their own; without ptags the hook fails and the container never runs;
+ * crun run rootless, with the hook as packaged, tags its container at the
+ * runtime's own level (SPEC §12) and leaves level 0 alone.
  */
 #include "guest.h"
 
@@ -187,7 +189,8 @@ static void cap_list(FILE *f, bool mac_admin)
 }
 
 /* Make the bundle TOP/ID: rootfs, out directory and config.json. */
-static void bundle(const char *id, bool userns, const char *hook_env)
+static void bundle(const char *id, bool userns, const char *hook_env,
+		   const char *ptags_src)
 {
 	char path[256];
 	FILE *f;
@@ -232,7 +235,7 @@ static void bundle(const char *id, bool userns, const char *hook_env)
 	}
 	fprintf(f, "}},\"root\":{\"path\":\"rootfs\"},\"hostname\":\"c\","
 		"\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\"},"
-		"{\"destination\":\"/ptags\",\"type\":\"bind\",\"source\":\"/proc/ptags\",\"options\":[\"rbind\"]},"
+		"{\"destination\":\"/ptags\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"rbind\"]},"
 		"{\"destination\":\"/out\",\"type\":\"bind\",\"source\":\"" TOP "/%s/out\",\"options\":[\"rbind\"]}],"
 		"\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"pod-a\","
 		"\"io.kubernetes.cri.sandbox-namespace\":\"ns-a\"},"
@@ -241,7 +244,7 @@ static void bundle(const char *id, bool userns, const char *hook_env)
 		"\"linux\":{\"cgroupsPath\":\"/s12-%s\",\"namespaces\":["
 		"{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"ipc\"},"
 		"{\"type\":\"uts\"},{\"type\":\"network\"}%s]%s}}\n",
-		id, hook_env ? ",\"env\":[\"" : "", hook_env ? hook_env : "",
+		ptags_src, id, hook_env ? ",\"env\":[\"" : "", hook_env ? hook_env : "",
 		hook_env ? "\"]" : "", id, userns ? ",{\"type\":\"user\"}" : "",
 		userns ? ",\"uidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}],"
 			 "\"gidMappings\":[{\"containerID\":0,\"hostID\":100000,\"size\":65536}]" : "");
@@ -353,7 +356,7 @@ static void start(struct ctr *c)
 {
 	char ready[128];
 
-	bundle(c->id, c->userns, NULL);
+	bundle(c->id, c->userns, NULL, "/proc/ptags");
 	c->run = run_container(c->runtime, c->id);
 	snprintf(ready, sizeof(ready), TOP "/%s/out/ready", c->id);
 	if (!wait_file(ready, 60)) {
@@ -486,7 +489,7 @@ static void test_fail_closed(const char *runtime)
 	struct ctr c = { runtime, "nomod", false, 0 };
 	int st;
 
-	bundle(c.id, false, "PTAGS_ROOT=/tmp/oci/no-ptags-here");
+	bundle(c.id, false, "PTAGS_ROOT=/tmp/oci/no-ptags-here", "/proc/ptags");
 	c.run = run_container(runtime, c.id);
 	st = wait_exit(c.run);
 	snprintf(started, sizeof(started), TOP "/%s/out/result", c.id);
@@ -500,6 +503,176 @@ static void test_fail_closed(const char *runtime)
 		if (system(cmd))
 			(void)0;
 	}
+}
+
+/*
+ * A rootless runtime, as rootless podman runs crun: uid 1000 in a user and
+ * mount namespace of its own (unshare -Urm, one uid mapped), in the host's
+ * pid namespace, with the packaged hook's arguments (no --level).  Level 0
+ * refuses the hook, which then tags the container at the runtime's own
+ * level (SPEC §12); the runtime mounts that level and binds it into the
+ * container as /ptags, where the workload finds its tags unremovable.
+ */
+#define RL_ID		"rl"
+#define RL_LEVEL	TOP "/rl-level"
+#define RL_STATE	TOP "/rl-state"
+#define RL_UID		1000
+
+static int map_write(const char *file, const char *text)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	return file_write(path, text);
+}
+
+/* The manager: start the container, report, wait for @go, remove it. */
+static int rootless_manager(int ready, int go)
+{
+	char map[32], path[128], c;
+	pid_t run;
+	int err;
+
+	/* dumpable again after setuid, or /proc/self is root's */
+	if (drop_privileges(RL_UID) || prctl(PR_SET_DUMPABLE, 1) ||
+	    unshare(CLONE_NEWUSER | CLONE_NEWNS))
+		return 20;
+	snprintf(map, sizeof(map), "0 %d 1\n", RL_UID);
+	if (map_write("setgroups", "deny") || map_write("uid_map", map) ||
+	    map_write("gid_map", map))
+		return 21;
+	err = mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	      mount("ptags", RL_LEVEL, "ptags", 0, "level=own");
+	if (err)
+		return 22;
+	setenv("XDG_RUNTIME_DIR", RL_STATE, 1);
+	run = fork();
+	if (!run) {
+		int fd = open(TOP "/" RL_ID "/out/crun.log", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+
+		if (fd >= 0) {
+			dup2(fd, 1);
+			dup2(fd, 2);
+		}
+		setsid();
+		execl("/bin/crun", "crun", "--root", RL_STATE,
+		      "--cgroup-manager=disabled", "run", "--no-pivot", "-b",
+		      TOP "/" RL_ID, RL_ID, (char *)NULL);
+		_exit(127);
+	}
+	if (!wait_file(TOP "/" RL_ID "/out/ready", 60))
+		return 23;
+	if (system("/bin/ptags --level own ps oci:id=" RL_ID " >" TOP "/" RL_ID "/out/ps-own 2>&1") ||
+	    system("/bin/ptags ps oci:id=" RL_ID " >" TOP "/" RL_ID "/out/ps-0 2>&1; echo $? >>" TOP "/" RL_ID "/out/ps-0"))
+		return 24;
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		return 25;
+	snprintf(path, sizeof(path), "/bin/crun --root %s kill %s KILL", RL_STATE, RL_ID);
+	if (system(path))
+		return 26;
+	wait_exit(run);
+	snprintf(path, sizeof(path), "/bin/crun --root %s delete -f %s >/dev/null 2>&1",
+		 RL_STATE, RL_ID);
+	if (system(path))
+		(void)0;	/* "run" already deleted it */
+	return 0;
+}
+
+/* The pids "ptags ps" wrote to @file, below its header line; how many. */
+static size_t ps_pids(const char *file, pid_t *pids, size_t max)
+{
+	char buf[1024], *line, *save, *end;
+	ssize_t len = file_read(file, buf, sizeof(buf) - 1);
+	size_t n = 0;
+
+	buf[len > 0 ? len : 0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		long v = strtol(line, &end, 10);
+
+		if (end != line && v > 0)
+			pids[n++] = v;
+	}
+	return n;
+}
+
+static void test_rootless(void)
+{
+	struct ctr c = { "/bin/crun", RL_ID, false, 0 };
+	char buf[4096], path[128], *line, *save, st0[16];
+	int ready[2], go[2], lines = 0, bad = 0, st, mine = 0, at0 = 0;
+	pid_t mgr, pids[16];
+	struct stat me, them;
+	size_t n, i;
+	ssize_t len;
+
+	bundle(RL_ID, false, NULL, RL_LEVEL);
+	snprintf(path, sizeof(path), "chown -R %d:%d " TOP "/" RL_ID "/rootfs", RL_UID, RL_UID);
+	mkdir(RL_LEVEL, 0755);
+	mkdir(RL_STATE, 0700);
+	if (system(path) || chown(RL_STATE, RL_UID, RL_UID) || pipe(ready) || pipe(go))
+		die("rootless setup");
+	mgr = tap_fork();
+	if (!mgr) {
+		close(ready[0]);
+		close(go[1]);
+		_exit(rootless_manager(ready[1], go[0]));
+	}
+	close(ready[1]);
+	close(go[0]);
+	if (read(ready[0], buf, 1) != 1) {
+		len = file_read(TOP "/" RL_ID "/out/crun.log", buf, sizeof(buf) - 1);
+		buf[len > 0 ? len : 0] = 0;
+		diag("the rootless crun never became ready; its log: %s", buf);
+	}
+
+	len = file_read(TOP "/" RL_ID "/out/result", buf, sizeof(buf) - 1);
+	buf[len > 0 ? len : 0] = 0;
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		lines++;
+		if (strncmp(line, "ok ", 3)) {
+			bad++;
+			diag("rootless crun: %s", line);
+		}
+	}
+	ok(lines >= 11 && !bad,
+	   "rootless crun, hook without --level: the workload (root in the runtime's user namespace, no CAP_MAC_ADMIN) sees its tags at the runtime's level and cannot remove, change or unkeep them (%d checks, %d failed)",
+	   lines, bad);
+
+	/* The 4 processes listed at the runtime's level are in its namespace. */
+	n = ps_pids(TOP "/" RL_ID "/out/ps-own", pids, 16);
+	if (n != 4) {
+		len = file_read(TOP "/" RL_ID "/out/ps-own", buf, sizeof(buf) - 1);
+		buf[len > 0 ? len : 0] = 0;
+		diag("ptags --level own ps printed: %s", buf);
+	}
+	if (stat("/proc/self/ns/user", &me))
+		die("stat ns/user");
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), "/proc/%d/ns/user", (int)pids[i]);
+		mine += !stat(path, &them) && them.st_ino != me.st_ino;
+		pt_path(path, sizeof(path), pids[i]);
+		len = file_read(path, buf, sizeof(buf) - 1);
+		buf[len > 0 ? len : 0] = 0;
+		at0 += len < 0 || strstr(buf, "oci:") != NULL;
+	}
+	ok(n == 4 && mine == 4,
+	   "rootless crun: \"ptags --level own ps oci:id=%s\" in the runtime's namespaces lists its 4 processes (%zu listed, %d in a user namespace below ours)",
+	   RL_ID, n, mine);
+	len = file_read(TOP "/" RL_ID "/out/ps-0", st0, sizeof(st0) - 1);
+	st0[len > 0 ? len : 0] = 0;
+	ok(n == 4 && at0 == 0 && !strcmp(st0, "1\n"),
+	   "rootless crun: level 0 is untouched: none of them has an oci: tag in /proc/ptags (%d do), and \"ptags ps\" at level 0 finds none (exit %.*s)",
+	   at0, (int)strcspn(st0, "\n"), st0);
+
+	signal(SIGPIPE, SIG_IGN);
+	if (write(go[1], "k", 1) != 1)
+		diag("the rootless manager ended early");
+	st = wait_exit(mgr);
+	ok(st == 0, "rootless crun: the runtime started, reported and removed the container (manager status %d)", st);
+	close(ready[0]);
+	close(go[1]);
+	(void)c;
 }
 
 int main(int argc, char **argv)
@@ -556,5 +729,6 @@ int main(int argc, char **argv)
 		}
 		test_fail_closed(runtimes[k]);
 	}
+	test_rootless();
 	return tap_done();
 }
