@@ -413,13 +413,19 @@ static inline void agent_close(int *fd)
 }
 
 /* The agent: serve commands on @sock until OP_EXIT or the parent is gone. */
+/* A reply to a read of @n bytes into its data, or of -errno. */
+static inline void agent_reply_read(struct agent_msg *r, ssize_t n)
+{
+	r->ret = n < 0 ? -n : 0;
+	r->len = n < 0 ? 0 : n;
+}
+
 static inline int agent_loop(int sock)
 {
 	static struct agent_msg c, r;
 	int fds[AGENT_SLOTS], got, send_with, i;
 	struct idler kid = { .pid = -1, .go = -1 };
 	char path[4200];
-	ssize_t n;
 
 	for (i = 0; i < AGENT_SLOTS; i++)
 		fds[i] = -1;
@@ -442,9 +448,8 @@ static inline int agent_loop(int sock)
 			r.ret = pt_write_len(c.target, c.data, c.len);
 			break;
 		case OP_READ:
-			n = pt_read(c.target, r.data, sizeof(r.data) - 1);
-			r.ret = n < 0 ? -n : 0;
-			r.len = n < 0 ? 0 : n;
+			agent_reply_read(&r, pt_read(c.target, r.data,
+						     sizeof(r.data) - 1));
 			break;
 		case OP_OPEN:
 			agent_close(&fds[c.slot]);
@@ -499,9 +504,8 @@ static inline int agent_loop(int sock)
 			r.ret = agent_list(pt_root, r.data, sizeof(r.data), &r.len);
 			break;
 		case OP_CAT:
-			n = file_read(c.data, r.data, sizeof(r.data) - 1);
-			r.ret = n < 0 ? -n : 0;
-			r.len = n < 0 ? 0 : n;
+			agent_reply_read(&r, file_read(c.data, r.data,
+						       sizeof(r.data) - 1));
 			break;
 		case OP_AGENT:
 			r.ret = agent_fork_agent(&send_with);
