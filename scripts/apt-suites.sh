@@ -4,7 +4,7 @@
 # Make the Debian suites of the kernel matrix known to apt, at a low pin
 # priority so that nothing on this machine is upgraded from them:
 #
-#   /etc/apt/sources.list.d/ptags-matrix.sources   bullseye, sid
+#   /etc/apt/sources.list.d/ptags-matrix.sources   bullseye, trixie, sid
 #   /etc/apt/preferences.d/ptags-matrix            Pin-Priority 100
 #
 # The mirror is the one this machine already uses (the URIs of
@@ -32,7 +32,7 @@ want=$(cat <<EOT
 # Written by ptags scripts/apt-suites.sh: the suites of its kernel matrix.
 Types: deb
 URIs: $mirror
-Suites: bullseye sid
+Suites: bullseye trixie sid
 Components: main
 Signed-By: $keyring
 ${security:+
@@ -52,6 +52,10 @@ Pin-Priority: 100
 
 Package: *
 Pin: release n=bullseye-security
+Pin-Priority: 100
+
+Package: *
+Pin: release n=trixie
 Pin-Priority: 100
 
 Package: *

@@ -17,7 +17,8 @@
 #            (.kernelvariables) is installed with apt-get (gcc-10 comes from
 #            bullseye)
 #   chroot   everything happens inside a chroot of the kernel's suite made
-#            with debootstrap and cached (sid: gcc-16 does not install here)
+#            with debootstrap and cached (trixie's gcc-14, sid's gcc-16: they
+#            do not install here)
 #
 # DKMS runs with private trees (--dkmstree, --sourcetree, --installtree)
 # under OUT, so nothing of this machine's own DKMS state changes, except in
@@ -271,6 +272,7 @@ unpack)
 	;;
 chroot)
 	case $kver in
+	*+deb13-*) dkms_chroot trixie ;;
 	*+deb14-*) dkms_chroot sid ;;
 	*) die "no chroot suite known for $kver" ;;
 	esac
