@@ -64,7 +64,7 @@ chrooted() {
 # 1. The root file system.
 exec 9>"$cache/.lock"
 flock 9
-if [ ! -e "$root/.done-$KVER-2" ]; then
+if [ ! -e "$root/.done-$KVER-3" ]; then
 	rm -rf "$root"
 	mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && !/-security/ { print u; exit }' \
 		/etc/apt/sources.list.d/debian.sources)
@@ -83,14 +83,14 @@ if [ ! -e "$root/.done-$KVER-2" ]; then
 	chrooted sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms \
 		linux-image-$KVER linux-headers-$KVER initramfs-tools \
-		libjansson4 podman busybox-static" \
+		libjansson4 podman uidmap busybox-static" \
 		>"$cache/install.log" 2>&1 </dev/null ||
 		{ tail -n 30 "$cache/install.log" >&2; die "apt-get install in the root failed"; }
 	chroot "$root" apt-get clean
 	echo ptags-e2e >"$root/etc/hostname"
 	printf '/dev/vda / ext4 defaults 0 1\n' >"$root/etc/fstab"
 	chroot "$root" passwd -d root >/dev/null
-	touch "$root/.done-$KVER-2"
+	touch "$root/.done-$KVER-3"
 fi
 
 # 2. This run's disk: the cached root plus the package and the steps.
