@@ -128,6 +128,25 @@ static ssize_t root_read_at(const char *dir, pid_t pid)
 	return file_read(path, buf, sizeof(buf));
 }
 
+/*
+ * Does root's listing of /proc/ptags (level 0) name @pid?  1 or 0; -1 when
+ * the directory cannot be read.
+ */
+static int root_lists(pid_t pid)
+{
+	struct dirent *d;
+	DIR *dp = opendir(PT_ROOT);
+	int found = 0;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp)))
+		if (strtol(d->d_name, NULL, 10) == pid)
+			found = 1;
+	closedir(dp);
+	return found;
+}
+
 /* An inotify event for @name with @mask within @ms (ignores others)? */
 static bool got_event(int fd, pid_t name, uint32_t mask, int ms)
 {
@@ -188,9 +207,9 @@ static void setup(void)
 
 int main(int argc, char **argv)
 {
-	struct agent *A, *K, *K2, *N, *P, *R, *H, *C, *D;
+	struct agent *A, *K, *K2, *M, *N, *P, *R, *H, *C, *D;
 	char a_l1[256], path[256];
-	long pruned, tagged, max_levels;
+	long pruned, tagged, max_levels, max_tags, max_bytes;
 	int rc, in0, in1;
 	pid_t me = getpid(), pids[3];
 
@@ -298,6 +317,30 @@ int main(int argc, char **argv)
 	expect(a_fdw(A, 0, "+MGR:by-fd\n"), 0, "A writes through its own descriptor");
 	expect(aw(A, K->pid, "-MGR:by-fd\n"), 0, "A removes it again");
 
+	/*
+	 * The other direction: K (no CAP_MAC_ADMIN at level 1) opens, A (which
+	 * has it) writes.  Privilege needs both, so A can do no more than K.
+	 */
+	expect(a_open(K, K->pid, 1), 0,
+	       "K, unprivileged at level 1, opens its own level-1 entry for writing");
+	expect(a_pass(K, A, 1), 0, "K hands the descriptor to A");
+	expect(a_fdw(A, 1, "-MGR:c1\n"), EPERM,
+	       "A (CAP_MAC_ADMIN at level 1) through K's descriptor cannot remove K's tag: EPERM");
+	expect(a_fdw(A, 1, "+MGR:via-k\n"), EPERM,
+	       "nor add a tag through it: EPERM");
+	expect(a_fdw(A, 1, "!MGR:c1=forged\n"), EPERM,
+	       "nor set a value through it: EPERM");
+	expect(a_fdw(A, 1, "+S:via-k\n"), EPERM,
+	       "nor use K's ptags:S:add, which A does not hold: EPERM");
+	expect(a_fdw(A, 1, "?@MGR:c1\n"), 0,
+	       "an assertion (no right needed) through it succeeds");
+	a_is(K, 0, "@MGR:c1=abc\nS:camera\nptags:S:add\nunkept1\n",
+	     "K's level-1 tags are unchanged by A's writes through K's descriptor");
+	expect(aw(A, K->pid, "!MGR:c1=abc\n"), 0,
+	       "A writing directly (its own opener) is privileged at level 1");
+	agent_cmd(A, OP_CLOSE, 0, 1, NULL, -1, NULL, NULL, 0);
+	agent_cmd(K, OP_CLOSE, 0, 1, NULL, -1, NULL, NULL, 0);
+
 	/* ---- Exec and exit at two levels at once. */
 	K2 = agent_child(A);
 	if (!K2)
@@ -318,6 +361,42 @@ int main(int argc, char **argv)
 	ok(agent_end(K2), "K2 exits");
 	ok(stat_becomes("tagged_processes", tagged - 1),
 	   "its exit released both levels: tagged_processes %ld", tagged - 1);
+
+	/* ---- Limits per level: max_tags and max_bytes bound each set alone. */
+	M = agent_child(A);
+	if (!M)
+		die("A forks a fourth agent");
+	max_tags = pt_param("max_tags");
+	max_bytes = pt_param("max_bytes");
+	expect(aw(A, M->pid, "-\n"), 0, "A clears M's level-1 tags");
+	root_write(M->pid, "-\n");
+	ok(!pt_set_param("max_tags", 3) && pt_param("max_tags") == 3,
+	   "max_tags lowered to 3 (was %ld)", max_tags);
+	expect(aw(A, M->pid, "+a\n+b\n+c\n"), 0, "max_tags=3: A adds three tags to M at level 1");
+	expect(aw(A, M->pid, "+d\n"), ECANCELED, "max_tags=3: a fourth tag at level 1: ECANCELED");
+	expect(pt_write(M->pid, "+a\n+b\n+c\n"), 0,
+	       "max_tags=3: M's level-0 set still takes three tags (limits are not summed over levels)");
+	expect(pt_write(M->pid, "+d\n"), ECANCELED, "max_tags=3: a fourth tag at level 0: ECANCELED");
+	expect(aw(A, M->pid, "-a\n+e\n"), 0,
+	       "max_tags=3: level 1 takes a tag in place of one removed while level 0 is full");
+	ok(!pt_set_param("max_tags", max_tags) && pt_param("max_tags") == max_tags,
+	   "max_tags restored to %ld", max_tags);
+	a_is(A, M->pid, "b\nc\ne\n", "M's level-1 tags: three");
+	ok(pt_is(M->pid, "a\nb\nc\n"), "M's level-0 tags: three");
+	/* Each set holds 3 bytes now. */
+	ok(!pt_set_param("max_bytes", 10) && pt_param("max_bytes") == 10,
+	   "max_bytes lowered to 10 (was %ld)", max_bytes);
+	expect(aw(A, M->pid, "+B:123456\n"), ECANCELED,
+	       "max_bytes=10: 8 more bytes on 3 at level 1: ECANCELED");
+	expect(aw(A, M->pid, "+B:1234\n"), 0, "max_bytes=10: 6 more (9) fit at level 1");
+	expect(pt_write(M->pid, "+B:1234\n"), 0,
+	       "max_bytes=10: level 0 takes the same 6 bytes (9 in its set, not 18 summed)");
+	expect(pt_write(M->pid, "+B:123456\n"), ECANCELED,
+	       "max_bytes=10: 8 more bytes at level 0: ECANCELED");
+	ok(!pt_set_param("max_bytes", max_bytes) && pt_param("max_bytes") == max_bytes,
+	   "max_bytes restored to %ld", max_bytes);
+	a_is(A, M->pid, "B:1234\nb\nc\ne\n", "M's level-1 tags");
+	ok(pt_is(M->pid, "B:1234\na\nb\nc\n"), "M's level-0 tags");
 
 	/* ---- A nested manager: depth 2, owning a pid namespace. */
 	N = agent_child(A);
@@ -409,6 +488,16 @@ int main(int argc, char **argv)
 	a_lists(H, pids, 1, "hidepid=invisible: H's listing shows H, not R");
 	pids[1] = R->pid;
 	a_lists(R, pids, 2, "R's listing shows both");
+
+	/* R and H are tagged at R's level only: nothing of them at level 0. */
+	a_is(R, R->pid, "x\n", "R reads its own tag at its level");
+	ok(root_lists(A->pid) == 1, "/proc/ptags lists A, tagged at level 0");
+	ok(root_lists(R->pid) == 0, "/proc/ptags does not list R, tagged at level 1 only");
+	ok(root_lists(H->pid) == 0, "/proc/ptags does not list H, tagged at level 1 only");
+	rc = root_read_at(PT_ROOT, R->pid);
+	ok(rc == 0, "/proc/ptags/R reads empty (%d: [%s])", rc, tap_esc(buf));
+	rc = root_read_at(PT_ROOT, H->pid);
+	ok(rc == 0, "/proc/ptags/H reads empty (%d: [%s])", rc, tap_esc(buf));
 
 	/* Sibling levels (depth 1 both) know nothing of each other. */
 	expect(a_read(A, R->pid, buf, sizeof(buf)), ENOENT,
