@@ -101,7 +101,13 @@ static void test_user_copy(void)
 	ssize_t n;
 	int fd, err;
 
-	map = mmap(NULL, 2 * page, PROT_READ | PROT_WRITE,
+	/*
+	 * Low (a hint at 4 GiB): the 2 GiB write below must pass the VFS's
+	 * access_ok() on [map, map + 2 GiB) to reach ptags.  On arm64 the
+	 * mmap area ends just under 2^48, the end of the user address space,
+	 * and a mapping there made the VFS answer EFAULT first.
+	 */
+	map = mmap((void *)(1UL << 32), 2 * page, PROT_READ | PROT_WRITE,
 		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (map == MAP_FAILED || munmap(map + page, page))
 		die("mmap");
