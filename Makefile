@@ -4,6 +4,8 @@
 #
 #   make                 build ptags.ko for KVER (default: Debian bookworm's kernel)
 #   make run             boot that kernel in QEMU, load ptags, show it working
+#                        (ARCH=arm64: Debian's arm64 kernel in qemu-system-aarch64,
+#                        here and for check, guest and bench)
 #   make check           host unit tests + the whole in-guest suite; prints "N passed, M failed"
 #   make unit            host unit tests of the engine only (also under ASan/UBSan)
 #   make lib tools       libptags (lib/) and the ptags command + examples (STATIC=1: static)
@@ -26,6 +28,16 @@
 #   make dkms-remove     dkms remove --all, and the sources from /usr/src
 #   make clean
 
+# ARCH=arm64: the first arm64 kernel of the list, its headers unpacked, the
+# cross compiler; make run, check, guest and bench boot it in
+# qemu-system-aarch64 (scripts/arch.sh).
+ifneq ($(filter arm64 aarch64,$(ARCH)),)
+override ARCH := arm64
+export ARCH
+KVER ?= $(shell ARCH=arm64 scripts/kernel.sh abi)
+KDIR ?= $(shell scripts/kernel.sh headers $(KVER))
+export CROSS_COMPILE ?= aarch64-linux-gnu-
+endif
 KVER ?= $(shell scripts/kernel.sh abi)
 KDIR ?= /lib/modules/$(KVER)/build
 BUILD ?= $(CURDIR)/build

@@ -10,7 +10,10 @@
 #
 # Groups: base (build the module, the host tests and boot the guest; crun
 # and runc are copied into the guest for the container tests),
-# style (checkpatch.pl from the kernel source).
+# style (checkpatch.pl from the kernel source), arm64 (QEMU for arm64, the
+# cross compiler, and as multiarch packages the arm64 libraries that the
+# guest's static programs link with and its crun and runc load; adds the
+# arm64 architecture to dpkg first).
 
 set -euo pipefail
 
@@ -21,6 +24,12 @@ pkgs_base=(
 )
 
 pkgs_style=(linux-source-6.1 perl xz-utils)
+
+pkgs_arm64=(
+	qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross
+	libjansson-dev:arm64 libc6:arm64 libcap2:arm64 libseccomp2:arm64
+	libsystemd0:arm64 libyajl2:arm64
+)
 
 want=()
 for group in "${@:-base}"; do
@@ -45,5 +54,10 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "deps: installing ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+for p in "${missing[@]}"; do
+	a=${p#*:}
+	[ "$a" != "$p" ] || continue
+	dpkg --print-foreign-architectures | grep -qx "$a" || dpkg --add-architecture "$a"
+done
 apt-get update -q >&2
 apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "${missing[@]}" </dev/null >&2

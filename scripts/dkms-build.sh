@@ -42,11 +42,15 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PTAGS_CACHE:-$repo/.cache/kernels}
 chroots=${PTAGS_CHROOTS:-$repo/.cache/chroot}
 
+. "$repo/scripts/arch.sh"
+
 msg() { echo "dkms-build: $*" >&2; }
 die() { msg "$*"; exit 1; }
 
 [ $# = 3 ] || die "usage: dkms-build.sh KVER host|unpack|chroot OUT"
 kver=$1 how=$2 out=$3
+arch=$(arch_of "$kver")
+arch_set "$arch"
 [ "$(id -u)" = 0 ] || die "needs root (apt-get, dkms, chroot)"
 
 name=$(sed -n 's/^PACKAGE_NAME="\(.*\)"$/\1/p' "$repo/dkms.conf")
@@ -86,70 +90,35 @@ kernel_cc() {
 	sed -n 's/^CC = .*)\(gcc[-0-9]*\).*$/\1/p' "$v" | head -n1
 }
 
-# unpack_headers: the private root of KVER; prints the kernel source dir.
-unpack_headers() {
-	local root=$cache/$kver/root pkg v deps tmp l t
+# The compiler of the headers in KDIR for this build: CROSS (scripts/arch.sh)
+# before it when the headers leave CROSS_COMPILE to the caller (6.1's do,
+# 6.12's name aarch64-linux-gnu- themselves).
+build_cc() {
+	local cc
 
-	mkdir -p "$cache/$kver"
-	exec 8>"$cache/$kver/.headers-lock"
-	flock 8
-	if [ ! -e "$root/.done" ]; then
-		pkg=linux-headers-$kver
-		apt-cache show "$pkg" >/dev/null 2>&1 || apt-get update -qq >&2
-		v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
-		[ -n "$v" ] || die "the archive has no $pkg"
-		# The headers, their -common and their kbuild, all of version v.
-		deps=$(apt-cache depends "$pkg=$v" |
-		       sed -n 's/^ *Depends: \(linux-\(headers\|kbuild\)-[^ ]*\)$/\1/p' |
-		       sort -u)
-		rm -rf "$root" "$cache/$kver/debs"
-		tmp=$cache/$kver/debs
-		mkdir -p "$tmp" "$root"
-		chmod 777 "$tmp"	# apt-get download runs as _apt
-		msg "downloading $pkg $deps ($v)"
-		for p in $pkg $deps; do
-			(cd "$tmp" && apt-get download -q "$p=$v" >&2)
-		done
-		for d in "$tmp"/*.deb; do
-			dpkg-deb -x "$d" "$root"
-		done
-		# Absolute links and includes point into /: into the root.
-		find "$root" -type l -lname '/*' | while read -r l; do
-			t=$(readlink "$l")
-			ln -sfn "$root$t" "$l"
-		done
-		sed -i "s|^include /usr/src/|include $root/usr/src/|" \
-			"$root/usr/src/linux-headers-$kver/Makefile"
-		rm -rf "$tmp"
-		touch "$root/.done"
-	fi
-	# Unpacking skips the packages' dependencies, yet the build runs what
-	# they name (pahole for BTF since 6.12, the kbuild tools' libraries):
-	# install those here, first alternative of each; never a kernel image
-	# (the headers of +deb12 kernels depend on theirs), nor the compiler
-	# marker (need_cc installs the compiler).
-	local need=() dep
-	for dep in $(for p in "linux-headers-$kver" $(ls "$root/usr/src" | sed -n 's/^linux-\(kbuild\|headers\)-/&/p'); do
-			apt-cache depends "$p" 2>/dev/null
-		done | awk '/^ *\|?Depends:/ { if (!skip && $2 !~ /^</) print $2; skip = ($1 == "|Depends:") }' |
-		grep -vE '^linux-(headers|kbuild|image|compiler)-' | sort -u); do
-		dpkg-query -W -f='${Status}' "$dep" 2>/dev/null | grep -q 'ok installed' ||
-			need+=("$dep")
-	done
-	if [ ${#need[@]} != 0 ]; then
-		msg "installing what the unpacked headers need: ${need[*]}"
-		apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-			--no-install-recommends "${need[@]}" >&2 </dev/null ||
-			die "cannot install ${need[*]}"
-	fi
-	exec 8>&-
-	echo "$root/usr/src/linux-headers-$kver"
+	cc=$(kernel_cc "$1")
+	[ -n "$cc" ] || die "no CC in $1/.kernelvariables"
+	case $cc in
+	*-linux-gnu-*) echo "$cc" ;;
+	*) echo "$CROSS$cc" ;;
+	esac
 }
 
-# need_cc CC: install the kernel's compiler on this machine if missing (the
-# package is gcc-N whatever the triplet).
+# The package of compiler CC: gcc-N for this machine's triplet, gcc-N-TRIPLET
+# for a cross compiler.
+cc_package() {
+	local pkg=${1##*-linux-gnu-} triplet=${1%-gcc*}
+
+	[ "$triplet" = "$1" ] || [ "$triplet" = "$(gcc -dumpmachine)" ] ||
+		pkg=$pkg-$triplet
+	echo "$pkg"
+}
+
+# need_cc CC: install the kernel's compiler on this machine if missing.
 need_cc() {
-	local pkg=${1##*-linux-gnu-}
+	local pkg
+
+	pkg=$(cc_package "$1")
 
 	command -v "$1" >/dev/null && return
 	msg "installing $pkg"
@@ -160,10 +129,15 @@ need_cc() {
 # dkms_host KDIR: DKMS on this machine, with private trees under OUT.
 dkms_host() {
 	local kdir=$1 cc trees
-	local -a opts
+	local -a opts=()
 
-	cc=$(kernel_cc "$kdir")
-	[ -n "$cc" ] || die "no CC in $kdir/.kernelvariables"
+	cc=$(build_cc "$kdir")
+	# Another architecture's kernel: cross (DKMS passes the environment
+	# on to make).
+	if [ "$arch" != amd64 ]; then
+		export ARCH=$arch CROSS_COMPILE=$CROSS
+		opts+=(--arch "$UNAME_M")
+	fi
 	need_cc "$cc"
 	"$cc" --version | head -n1 >"$out/cc"
 
@@ -171,8 +145,8 @@ dkms_host() {
 	trees=$out/dkms
 	mkdir -p "$trees/tree" "$trees/src" "$out/lib/modules/$kver"
 	stage_source "$trees/src/$name-$ver"
-	opts=(--dkmstree "$trees/tree" --sourcetree "$trees/src"
-	      --installtree "$out/lib/modules" --no-depmod)
+	opts+=(--dkmstree "$trees/tree" --sourcetree "$trees/src"
+	       --installtree "$out/lib/modules" --no-depmod)
 	[ "$how" = host ] || opts+=(--kernelsourcedir "$kdir")
 	{
 		dkms add "$name/$ver" "${opts[@]}" &&
@@ -187,6 +161,39 @@ dkms_host() {
 	make -C "$kdir" M="$out/w1" W=1 modules >"$out/w1.log" 2>&1 ||
 		{ cat "$out/w1.log" >&2; die "W=1 build failed for $kver"; }
 	warnings "$out/w1.log"
+}
+
+# chroot_cross_headers DIR: another architecture's headers in the chroot
+# DIR, the way a cross build on a machine of SUITE has them: its
+# linux-headers-KVER unpacked (not installed: they depend on that
+# architecture's compiler and kbuild), and installed with apt-get their
+# -common, the kbuild of the chroot's own architecture and the version the
+# headers name, and the cross compiler.
+chroot_cross_headers() {
+	local dir=$1 pkg=linux-headers-$kver:$arch v deps tmp gcc
+
+	[ -e "$dir/usr/src/linux-headers-$kver/.cross-done" ] && return
+	arch_deps "$arch" || die "cannot install the packages $arch needs"
+	apt-cache show "$pkg" >/dev/null 2>&1 || apt-get update -qq >&2
+	v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
+	[ -n "$v" ] || die "the archive has no $pkg"
+	deps=$(apt-cache depends "$pkg=$v" | grep -oE 'linux-(headers|kbuild)-[^ :>]+' |
+	       grep -vxF "linux-headers-$kver" | sort -u)
+	tmp=$(mktemp -d)
+	chmod 777 "$tmp"	# apt-get download runs as _apt
+	(cd "$tmp" && apt-get download -q "$pkg=$v" >&2) || die "cannot download $pkg"
+	dpkg-deb -x "$tmp"/*.deb "$tmp/root"
+	rm -rf "$dir/usr/src/linux-headers-$kver"
+	cp -a "$tmp/root/usr/src/linux-headers-$kver" "$dir/usr/src/"
+	rm -rf "$tmp"
+	mkdir -p "$dir/usr/lib/modules/$kver"
+	ln -sfn "/usr/src/linux-headers-$kver" "$dir/usr/lib/modules/$kver/build"
+	gcc=$(cc_package "$(build_cc "$dir/usr/src/linux-headers-$kver")")
+	msg "installing dkms, $(echo $deps) and $gcc in the $suite chroot"
+	chroot "$dir" sh -c "apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		--no-install-recommends dkms make $(echo $deps) $gcc" >&2 </dev/null ||
+		die "cannot install the $kver cross build in the $suite chroot"
+	touch "$dir/usr/src/linux-headers-$kver/.cross-done"
 }
 
 # dkms_chroot SUITE: DKMS inside the cached chroot of SUITE.
@@ -211,7 +218,9 @@ dkms_chroot() {
 			>"$dir/etc/apt/apt.conf.d/99ptags-host" || true
 		touch "$dir/.done"
 	fi
-	if [ ! -d "$dir/usr/src/linux-headers-$kver" ] ||
+	if [ "$arch" != amd64 ]; then
+		chroot_cross_headers "$dir"
+	elif [ ! -d "$dir/usr/src/linux-headers-$kver" ] ||
 	   ! chroot "$dir" sh -c 'command -v dkms' >/dev/null; then
 		msg "installing dkms and linux-headers-$kver in the $suite chroot"
 		chroot "$dir" sh -c "apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -q \
@@ -224,8 +233,12 @@ dkms_chroot() {
 		chroot_proc=$dir/proc
 		trap 'umount "$chroot_proc"' EXIT
 	fi
-	cc=$(kernel_cc "$dir/usr/src/linux-headers-$kver")
+	cc=$(build_cc "$dir/usr/src/linux-headers-$kver")
 	chroot "$dir" "$cc" --version | head -n1 >"$out/cc"
+	# Cross (DKMS passes the environment on to make).
+	local -a env=(env)
+	[ "$arch" = amd64 ] ||
+		env+=(ARCH="$arch" CROSS_COMPILE="$CROSS")
 
 	src=/usr/src/$name-$ver
 	chroot "$dir" dkms remove "$name/$ver" --all >/dev/null 2>&1 || true
@@ -234,13 +247,13 @@ dkms_chroot() {
 	stage_source "$dir/tmp/ptags-w1"
 	{
 		chroot "$dir" dkms add "$name/$ver" &&
-		chroot "$dir" dkms build "$name/$ver" -k "$kver" &&
-		chroot "$dir" dkms install "$name/$ver" -k "$kver" --no-depmod
+		chroot "$dir" "${env[@]}" dkms build "$name/$ver" -k "$kver" -a "$UNAME_M" &&
+		chroot "$dir" dkms install "$name/$ver" -k "$kver" -a "$UNAME_M" --no-depmod
 	} >"$out/dkms.log" 2>&1 </dev/null ||
 		{ cat "$out/dkms.log" >&2; die "dkms failed for $kver in the $suite chroot"; }
 	cat "$dir/var/lib/dkms/$name/$ver/$kver/"*/log/make.log >"$out/dkms-make.log"
 	warnings "$out/dkms-make.log"
-	chroot "$dir" make -C "/usr/src/linux-headers-$kver" M=/tmp/ptags-w1 W=1 \
+	chroot "$dir" "${env[@]}" make -C "/usr/src/linux-headers-$kver" M=/tmp/ptags-w1 W=1 \
 		modules >"$out/w1.log" 2>&1 </dev/null ||
 		{ cat "$out/w1.log" >&2; die "W=1 build failed for $kver"; }
 	warnings "$out/w1.log"
@@ -268,7 +281,7 @@ host)
 	dkms_host "$(readlink -f "/lib/modules/$kver/build")"
 	;;
 unpack)
-	dkms_host "$(unpack_headers)"
+	dkms_host "$("$repo/scripts/kernel.sh" headers "$kver" unpack)"
 	;;
 chroot)
 	case $kver in

@@ -10,7 +10,9 @@
 #                                   boot, one CPU, clock counting instructions
 #
 # Environment:
-#   KVER          kernel ABI (default: scripts/kernel.sh abi)
+#   KVER          kernel ABI (default: scripts/kernel.sh abi); an arm64 ABI
+#                 (…-arm64) boots in qemu-system-aarch64 with everything
+#                 cross-built (scripts/arch.sh)
 #   VMLINUZ, KDIR kernel image to boot and kernel build directory to build
 #                 the module against (default: Debian's KVER; make
 #                 check-debug passes its debug kernel)
@@ -51,8 +53,19 @@ case ${1:-} in
 *)	echo "usage: $0 [--demo|--bench]" >&2; exit 2 ;;
 esac
 
+. scripts/arch.sh
 scripts/deps.sh base || { echo "guest-test: cannot install the packages it needs" >&2; exit 1; }
 KVER=${KVER:-$(scripts/kernel.sh abi)}
+arch=$(arch_of "$KVER")
+arch_set "$arch"
+arch_deps "$arch" || { echo "guest-test: cannot install the packages $arch needs" >&2; exit 1; }
+# Cross builds: kbuild's and the user-space Makefiles' variables.
+kmake=()
+umake=()
+if [ -n "$CROSS" ]; then
+	kmake=(ARCH="$arch" CROSS_COMPILE="$CROSS")
+	umake=(CC="${CROSS}gcc" AR="${CROSS}ar")
+fi
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
 TIMEOUT=${TIMEOUT:-1800}
@@ -99,7 +112,11 @@ else
 	vmlinuz=$(scripts/kernel.sh fetch "$KVER" ${MODTREE:+image-only}) ||
 		fatal "fetch kernel $KVER"
 fi
-kdir=${KDIR:-/lib/modules/$KVER/build}
+if [ -n "${KDIR:-}" ]; then
+	kdir=$KDIR
+elif [ -z "$MODTREE" ] || [ $bench = 1 ]; then
+	kdir=$(scripts/kernel.sh headers "$KVER") || fatal "headers of $KVER"
+fi
 
 # 1. The module, built from a private copy of its sources.
 rm -rf "$BUILD/src"
@@ -117,7 +134,7 @@ if [ -n "$MODTREE" ]; then
 else
 msg "building ptags.ko for $KVER"
 rc=0
-make -C "$kdir" M="$BUILD/src" W=1 modules >"$BUILD/module.log" 2>&1 || rc=$?
+make -C "$kdir" M="$BUILD/src" W=1 "${kmake[@]}" modules >"$BUILD/module.log" 2>&1 || rc=$?
 if [ $rc != 0 ] || grep -qi 'warning' "$BUILD/module.log"; then
 	cat "$BUILD/module.log" >&2
 	[ $rc != 0 ] && fatal "ptags.ko builds (make exited $rc)"
@@ -130,13 +147,13 @@ fi
 build_module() {
 	local name=$1 src=$2
 	shift 2
-	make -C "$kdir" M="$src" W=1 "$@" modules >"$BUILD/$name.log" 2>&1 ||
+	make -C "$kdir" M="$src" W=1 "${kmake[@]}" "$@" modules >"$BUILD/$name.log" 2>&1 ||
 		fatal "$name builds"
 }
 if [ $bench = 1 ]; then
 	rm -rf "$BUILD/src-floor" "$BUILD/kprobe-floor"
 	cp -a "$BUILD/src" "$BUILD/src-floor"
-	make -C "$kdir" M="$BUILD/src-floor" clean >/dev/null 2>&1
+	make -C "$kdir" M="$BUILD/src-floor" "${kmake[@]}" clean >/dev/null 2>&1
 	build_module ptags_floor "$BUILD/src-floor" CONFIG_PTAGS_FLOOR=y
 	cp -a tests/bench/kprobe-floor "$BUILD/kprobe-floor"
 	build_module kprobe_floor "$BUILD/kprobe-floor"
@@ -153,14 +170,15 @@ ln -s ../bin "$root/usr/sbin"
 cp "$BUILD/src/ptags.ko" "$root/ptags.ko"
 [ -n "$MODTREE" ] && cp -a "$MODTREE/lib" "$root/"
 
+CC=${CROSS}gcc
 CFLAGS="-static -O2 -g -Wall -Wextra -Werror -pthread"
-gcc $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
+$CC $CFLAGS -o "$root/init" tests/qemu/init.c || fatal "tests/qemu/init.c compiles"
 # libptags (static), /bin/ptags and the examples, built in a private copy;
 # the tests link with its libptags.a.
 user=$BUILD/user
 rm -rf "$user" && mkdir -p "$user" && cp -a VERSION include module lib tools examples "$user/"
-{ make -C "$user/lib" clean && make -C "$user/tools" STATIC=1 &&
-	make -C "$user/examples" STATIC=1; } >"$BUILD/user.log" 2>&1 ||
+{ make -C "$user/lib" clean && make -C "$user/tools" STATIC=1 "${umake[@]}" &&
+	make -C "$user/examples" STATIC=1 "${umake[@]}"; } >"$BUILD/user.log" 2>&1 ||
 	{ cat "$BUILD/user.log" >&2; fatal "libptags, ptags and the examples build"; }
 cp "$user/tools/ptags" "$user/tools/ptags-oci-hook" "$user/examples/ptags-permd" \
 	"$user/examples/ptags-launch" "$root/bin/"
@@ -168,7 +186,7 @@ cp tests/qemu/demo.sh "$root/demo.sh"
 if [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
 	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
-	gcc $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c ||
+	$CC $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c ||
 		fatal "tests/bench/bench.c compiles"
 fi
 
@@ -179,7 +197,7 @@ for src in "$GUEST_TESTS"/*.c; do
 	[ -e "$src" ] || continue
 	name=$(basename "$src" .c)
 	wanted "$name" || continue
-	gcc $CFLAGS -Iinclude -Itests/guest -o "$root/tests/$name" "$src" -L"$user/lib" -lptags \
+	$CC $CFLAGS -Iinclude -Itests/guest -o "$root/tests/$name" "$src" -L"$user/lib" -lptags \
 		|| fatal "$src compiles"
 	ntests=$((ntests + 1))
 done
@@ -190,26 +208,27 @@ for t in $TESTS; do
 done
 
 # s12_oci runs Debian's crun and runc: each with the shared libraries it
-# loads (ldd), at the same paths.
-with_libs() {
-	local bin=$1 lib
-	cp "$bin" "$root/bin/"
-	for lib in $(ldd "$bin" | grep -oE '/[^ ]+'); do
-		mkdir -p "$root$(dirname "$lib")"
-		cp -L "$lib" "$root$lib"
-	done
-}
+# loads, at the same paths.  This machine's, or the guest architecture's
+# packages unpacked (scripts/arch.sh).
+userland=$(arch_userland "$arch") || fatal "Debian's busybox-static, crun and runc for $arch"
 if [ $bench = 0 ] && wanted s12_oci; then
-	for rt in crun runc; do
-		bin=$(command -v $rt || command -v /usr/sbin/$rt) ||
-			fatal "$rt is installed (scripts/deps.sh)"
-		with_libs "$bin"
+	for rt in usr/bin/crun usr/sbin/runc; do
+		bin=$userland/$rt
+		[ -x "$bin" ] || fatal "$bin is installed (scripts/deps.sh)"
+		cp "$bin" "$root/bin/"
+		arch_with_libs "$arch" "$bin" "$root" || fatal "$bin's libraries"
 	done
 fi
 
+# busybox: its applets are the same on every architecture (one Debian
+# configuration): this machine's busybox lists them.
 busybox=$(command -v busybox) || fatal "busybox is installed (busybox-static)"
 ldd "$busybox" >/dev/null 2>&1 && fatal "busybox is static (install busybox-static)"
-cp "$busybox" "$root/bin/busybox"
+if [ "$arch" = amd64 ]; then
+	cp "$busybox" "$root/bin/busybox"
+else
+	cp "$userland/bin/busybox" "$root/bin/busybox" || fatal "busybox-static:$arch"
+fi
 for applet in $("$busybox" --list); do
 	[ "$applet" = busybox ] || ln -sf busybox "$root/bin/$applet"
 done
@@ -224,7 +243,7 @@ printf 'root:x:0:\nnogroup:x:65534:\n' >"$root/etc/group"
 	cpio --null -o -H newc -R 0:0 --quiet) | gzip -1 >"$BUILD/initrd.gz"
 
 # 3. Boot.
-append="console=ttyS0 quiet panic=-1 oops=panic panic_on_warn=1"
+append="console=$CONSOLE_TTY pttap=$TAP_TTY quiet panic=-1 oops=panic panic_on_warn=1"
 append+=" softlockup_panic=1 hung_task_panic=1 pttimeout=$TEST_TIMEOUT"
 [ -n "${KAPPEND:-}" ] && append+=" $KAPPEND"
 [ -n "$TESTS" ] && append+=" pttests=$(echo $TESTS | tr ' ' ',')"
@@ -256,11 +275,11 @@ msg "booting $KVER ($ntests tests, timeout ${TIMEOUT}s); console: $BUILD/console
 start=$(date +%s)
 rc=0
 timeout --foreground -k 10 "$TIMEOUT" \
-	qemu-system-x86_64 "${accel[@]}" -cpu max -m 2048 \
+	"${QEMU[@]}" "${accel[@]}" -m 2048 \
 		-nographic -no-reboot -monitor none -nic none \
 		-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
 		-chardev "$console" -serial chardev:con \
-		-chardev file,id=tap,path="$BUILD/tap.out" -serial chardev:tap \
+		-chardev file,id=tap,path="$BUILD/tap.out" "${TAP_DEV[@]}" \
 		$QEMU_EXTRA </dev/null || rc=$?
 elapsed=$(($(date +%s) - start))
 msg "guest ran for ${elapsed}s (qemu exit status $rc)"

@@ -15,8 +15,9 @@
 # list, 1 for its first kernel, to keep: CI's subset), and what
 # guest-test.sh takes (TESTS, TIMEOUT, TEST_TIMEOUT).
 #
-# Prints a table (kernel, flavour, compiler, W=1, result, time) that is also
-# written to $BUILD/table.md, then "N passed, M failed" over the TAP lines
+# Prints a table (kernel, architecture, suite and flavour, compiler, W=1,
+# result, time) that is also written to $BUILD/table.md, then
+# "N passed, M failed" over the TAP lines
 # of every kernel (a kernel that failed before its guest ran counts as one
 # failure).  Exits non-zero when anything failed.  Needs root.
 #
@@ -34,6 +35,8 @@ BUILD=$(cd "$BUILD" && pwd)
 limit=${1:-0}
 KERNELS=${KERNELS:-}
 ROWS=${ROWS:-}
+
+. scripts/arch.sh
 
 msg() { echo "matrix: $*" >&2; }
 
@@ -59,7 +62,7 @@ while read -r suite flavour series how note _; do
 	t0=$(date +%s)
 	kver=$(scripts/kernel.sh abi "$suite" "$flavour" "$series") || {
 		msg "cannot resolve $suite $flavour $series"
-		rows+=("| $suite $flavour $series | $flavour | ? | ? | FAIL (no ABI) | 0 s |")
+		rows+=("| $suite $flavour $series | ? | $suite $flavour | ? | ? | FAIL (no ABI) | 0 s |")
 		failed=$((failed + 1))
 		continue
 	}
@@ -112,15 +115,15 @@ while read -r suite flavour series how note _; do
 	secs=$(($(date +%s) - t0))
 	# "gcc-12 (Debian 12.2.0-14+deb12u1) 12.2.0" -> "gcc-12 12.2.0"
 	ccs=$(sed -E 's/^([^ ]+) \([^)]*\) ([^ ]+).*/\1 \2/' <<<"$cc")
-	row="| $kver | $suite $flavour | $ccs | $w1 | $result | ${secs} s |"
+	row="| $kver | $(arch_of "$kver") | $suite $flavour | $ccs | $w1 | $result | ${secs} s |"
 	rows+=("$row")
 	msg "$row"
 done < <(scripts/kernel.sh list)
 
 total=$(($(date +%s) - start_all))
 {
-	echo "| kernel | suite, flavour | compiler | W=1 | result | time |"
-	echo "| --- | --- | --- | --- | --- | --- |"
+	echo "| kernel | arch | suite, flavour | compiler | W=1 | result | time |"
+	echo "| --- | --- | --- | --- | --- | --- | --- |"
 	printf '%s\n' "${rows[@]}"
 	echo
 	echo "Whole matrix: ${total} s on $(nproc) CPUs ($(date -u +%F))."

@@ -16,6 +16,8 @@
  *   ptdemo=1        run "/bin/sh /demo.sh" on the console instead
  *   ptbench=1       run /bench (make bench), its report on the TAP port
  *   ptmodprobe=1    load with "modprobe ptags" (from /lib/modules)
+ *   pttap=ttyS0     the TAP port (default ttyS1: arm64's virt machine has
+ *                   one UART, the console; its TAP port is a PCI serial)
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -35,7 +37,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define TAP_TTY		"/dev/ttyS1"
+#define TAP_TTY		"ttyS1"
 #define TESTS_DIR	"/tests"
 #define LAST_TEST	"stress"
 #define DONE_MARKER	"# ptags-guest: done"
@@ -420,7 +422,7 @@ static void setup(void)
 {
 	struct sigaction sa = { .sa_handler = on_alarm };
 	struct termios tio;
-	char val[32];
+	char val[32], tty[48];
 	int fd;
 
 	mkdir("/proc", 0755);
@@ -441,9 +443,13 @@ static void setup(void)
 		if (fd > 2)
 			close(fd);
 	}
-	tap_fd = open(TAP_TTY, O_RDWR | O_NOCTTY);
+	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
+	cmdline[strcspn(cmdline, "\n")] = 0;
+	snprintf(tty, sizeof(tty), "/dev/%s",
+		 param("pttap", val, sizeof(val)) ?: TAP_TTY);
+	tap_fd = open(tty, O_RDWR | O_NOCTTY);
 	if (tap_fd < 0) {
-		fprintf(stderr, "init: %s: %s\n", TAP_TTY, strerror(errno));
+		fprintf(stderr, "init: %s: %s\n", tty, strerror(errno));
 		tap_fd = 1;
 	} else if (!tcgetattr(tap_fd, &tio)) {
 		cfmakeraw(&tio);	/* no \r\n translation */
@@ -452,8 +458,6 @@ static void setup(void)
 	tap = fdopen(dup(tap_fd), "w");
 
 	sigaction(SIGALRM, &sa, NULL);	/* no SA_RESTART: alarm breaks waitpid */
-	read_file("/proc/cmdline", cmdline, sizeof(cmdline));
-	cmdline[strcspn(cmdline, "\n")] = 0;
 	if (param("pttimeout", val, sizeof(val)))
 		test_timeout = strtoul(val, NULL, 10) ?: test_timeout;
 	kmemleak_begin();
