@@ -15,6 +15,7 @@
 
 #include <linux/atomic.h>
 #include <linux/types.h>
+#include <linux/user_namespace.h>
 
 #include "engine.h"
 
@@ -32,8 +33,8 @@ void ptags_table_uninit(void);
 struct pt_set *ptags_task_set_stamp(struct task_struct *task,
 				    const struct user_namespace *level,
 				    u64 *stamp);
-bool ptags_task_in_level(struct task_struct *task,
-			 const struct user_namespace *level);
+bool ptags_task_in_inner_level(struct task_struct *task,
+			       const struct user_namespace *level);
 bool ptags_ns_in_level(const struct user_namespace *ns,
 		       const struct user_namespace *level);
 int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
@@ -44,6 +45,17 @@ void ptags_task_exit(struct task_struct *task);
 int ptags_table_pids(struct pid_namespace *ns,
 		     const struct user_namespace *level, u32 **pids,
 		     unsigned int *n);
+
+/*
+ * Does @task belong to @level (SPEC §12)?  Every process belongs to level 0,
+ * the one nearly every read and write is at: decided here, without a call.
+ */
+static inline bool ptags_task_in_level(struct task_struct *task,
+				       const struct user_namespace *level)
+{
+	return level == &init_user_ns ||
+	       ptags_task_in_inner_level(task, level);
+}
 
 static inline struct pt_set *ptags_task_set(struct task_struct *task,
 					    const struct user_namespace *level)

@@ -475,20 +475,18 @@ struct pt_set *ptags_task_set_stamp(struct task_struct *task,
 }
 
 /**
- * ptags_task_in_level - does @task belong to @level (SPEC §12)?
+ * ptags_task_in_inner_level - does @task belong to @level (SPEC §12)?
  * @task: any thread of a process
- * @level: a user namespace
+ * @level: a user namespace; level 0 is decided by ptags_task_in_level()
  *
  * True when @task's user namespace is @level or a descendant of it.  A
  * process outside a level has no set there and is not seen there.
  */
-bool ptags_task_in_level(struct task_struct *task,
-			 const struct user_namespace *level)
+bool ptags_task_in_inner_level(struct task_struct *task,
+			       const struct user_namespace *level)
 {
 	bool in;
 
-	if (level == &init_user_ns)
-		return true;
 	rcu_read_lock();
 	in = ptags_ns_in_level(__task_cred(task)->user_ns, level);
 	rcu_read_unlock();
