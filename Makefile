@@ -36,7 +36,7 @@ override ARCH := arm64
 export ARCH
 KVER ?= $(shell ARCH=arm64 scripts/kernel.sh abi)
 KDIR ?= $(shell scripts/kernel.sh headers $(KVER))
-export CROSS_COMPILE ?= aarch64-linux-gnu-
+KBUILD_CROSS := ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu-
 endif
 KVER ?= $(shell scripts/kernel.sh abi)
 KDIR ?= /lib/modules/$(KVER)/build
@@ -49,7 +49,7 @@ DKMS_SRC := /usr/src/ptags-$(DKMS_VER)
 all: module
 
 module:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 modules
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 $(KBUILD_CROSS) modules
 
 # Not kbuild's "M=... clean": it deletes every *.o below this directory,
 # .cache/debug-kernel's build included.

@@ -12,11 +12,15 @@
 #          their libraries installed as multiarch (dpkg --add-architecture
 #          arm64) and copied from /usr/lib/aarch64-linux-gnu
 #
-#   arch_of ABI          amd64 or arm64 (a Debian ABI ends in its flavour)
+#   arch_of ABI          amd64 or arm64 (a Debian ABI ends in its flavour;
+#                        a flavour is also taken)
 #   arch_set ARCH        sets QEMU (an array: binary, machine, CPU),
 #                        CONSOLE_TTY, TAP_TTY, TAP_DEV (QEMU arguments that
 #                        connect a chardev "tap" to TAP_TTY), CROSS (the
-#                        compiler prefix, empty for amd64), GNU_TYPE,
+#                        compiler prefix, empty for amd64), KMAKE (kbuild's
+#                        variables: ARCH and CROSS_COMPILE, empty for amd64,
+#                        so that a cross shell's environment does not reach
+#                        an amd64 build), GNU_TYPE,
 #                        UNAME_M (the kernel's name: x86_64, aarch64)
 #   arch_deps ARCH       install what ARCH's guests need (scripts/deps.sh)
 #   arch_userland ARCH   print a directory holding bin/busybox,
@@ -27,7 +31,7 @@
 
 arch_of() {
 	case $1 in
-	*-arm64) echo arm64 ;;
+	arm64|*-arm64) echo arm64 ;;
 	*) echo amd64 ;;
 	esac
 }
@@ -40,6 +44,7 @@ arch_set() {
 		TAP_TTY=ttyS1
 		TAP_DEV=(-serial chardev:tap)
 		CROSS=
+		KMAKE=(CROSS_COMPILE=)
 		GNU_TYPE=x86_64-linux-gnu
 		UNAME_M=x86_64
 		;;
@@ -51,6 +56,7 @@ arch_set() {
 		TAP_TTY=ttyS0
 		TAP_DEV=(-device pci-serial,chardev=tap)
 		CROSS=aarch64-linux-gnu-
+		KMAKE=(ARCH=arm64 CROSS_COMPILE=$CROSS)
 		GNU_TYPE=aarch64-linux-gnu
 		UNAME_M=aarch64
 		;;
@@ -87,7 +93,8 @@ arch_userland() {
 				{ rm -rf "$tmp"; exec 7>&-; return 1; }
 		done
 		for p in "$tmp"/*.deb; do
-			dpkg-deb -x "$p" "$dir"
+			dpkg-deb -x "$p" "$dir" ||
+				{ rm -rf "$tmp"; exec 7>&-; return 1; }
 		done
 		rm -rf "$tmp"
 		touch "$dir/.done"

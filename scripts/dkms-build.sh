@@ -137,6 +137,8 @@ dkms_host() {
 	if [ "$arch" != amd64 ]; then
 		export ARCH=$arch CROSS_COMPILE=$CROSS
 		opts+=(--arch "$UNAME_M")
+	else
+		unset ARCH CROSS_COMPILE	# a cross shell's
 	fi
 	need_cc "$cc"
 	"$cc" --version | head -n1 >"$out/cc"
@@ -236,7 +238,7 @@ dkms_chroot() {
 	cc=$(build_cc "$dir/usr/src/linux-headers-$kver")
 	chroot "$dir" "$cc" --version | head -n1 >"$out/cc"
 	# Cross (DKMS passes the environment on to make).
-	local -a env=(env)
+	local -a env=(env -u ARCH -u CROSS_COMPILE)
 	[ "$arch" = amd64 ] ||
 		env+=(ARCH="$arch" CROSS_COMPILE="$CROSS")
 
@@ -281,7 +283,9 @@ host)
 	dkms_host "$(readlink -f "/lib/modules/$kver/build")"
 	;;
 unpack)
-	dkms_host "$("$repo/scripts/kernel.sh" headers "$kver" unpack)"
+	kdir=$("$repo/scripts/kernel.sh" headers "$kver" unpack) ||
+		die "cannot unpack the headers of $kver"
+	dkms_host "$kdir"
 	;;
 chroot)
 	case $kver in

@@ -44,7 +44,7 @@ for p in debootstrap e2fsprogs; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends "$p" >&2 </dev/null
 done
-KVER=${KVER:-$(scripts/kernel.sh abi)}
+KVER=${KVER:-$(ARCH= scripts/kernel.sh abi)}	# amd64 only
 mkdir -p "$BUILD" "$cache"
 BUILD=$(cd "$BUILD" && pwd)
 t0=$(date +%s)

@@ -60,12 +60,9 @@ arch=$(arch_of "$KVER")
 arch_set "$arch"
 arch_deps "$arch" || { echo "guest-test: cannot install the packages $arch needs" >&2; exit 1; }
 # Cross builds: kbuild's and the user-space Makefiles' variables.
-kmake=()
+kmake=("${KMAKE[@]}")
 umake=()
-if [ -n "$CROSS" ]; then
-	kmake=(ARCH="$arch" CROSS_COMPILE="$CROSS")
-	umake=(CC="${CROSS}gcc" AR="${CROSS}ar")
-fi
+[ -z "$CROSS" ] || umake=(CC="${CROSS}gcc" AR="${CROSS}ar")
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
 TIMEOUT=${TIMEOUT:-1800}

@@ -108,6 +108,9 @@ abi() {
 	flavour=${flavour:-amd64}
 	series=${series:--}
 	other_suites "$suite"
+	# Another architecture's packages: known to apt once dpkg has it.
+	[ -z "$(pkg_arch "$flavour")" ] || arch_deps "$(arch_of "$flavour")" ||
+		die "cannot add the $(arch_of "$flavour") architecture"
 	if [ "$series" != - ]; then
 		a=$(series_abi "$suite" "$flavour" "$series")
 		[ -n "$a" ] || die "no linux-image-$series.*-$flavour in $suite"
@@ -184,7 +187,8 @@ unpack_headers() {
 	mkdir -p "$cache/$kver"
 	exec 8>"$cache/$kver/.headers-lock"
 	flock 8
-	if [ ! -e "$root/.done" ]; then
+	# (.native: a root unpacked before it existed is unpacked again.)
+	if [ ! -e "$root/.done" ] || [ ! -e "$root/.native" ]; then
 		pkg=linux-headers-$kver$a
 		known "$pkg" || apt_update
 		v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
