@@ -32,6 +32,8 @@
 #   MODSRC, GUEST_TESTS  where Kbuild+module/+include/ and the test .c files
 #                 come from (default: this tree, tests/guest); for testing the
 #                 harness itself
+#   GUEST_BINS    space-separated programs built elsewhere (static, for the
+#                 guest's architecture) that run as tests too, by file name
 #
 # Output under $BUILD: module.log (kbuild output), console.log (ttyS0),
 # tap.out (raw TAP from the guest on ttyS1), results.tap (tap.out plus the
@@ -198,8 +200,13 @@ for src in "$GUEST_TESTS"/*.c; do
 		|| fatal "$src compiles"
 	ntests=$((ntests + 1))
 done
+for bin in ${GUEST_BINS:-}; do
+	wanted "$(basename "$bin")" || continue
+	cp "$bin" "$root/tests/" || fatal "$bin is there"
+	ntests=$((ntests + 1))
+done
 for t in $TESTS; do
-	if [ ! -e "$GUEST_TESTS/$t.c" ]; then
+	if [ ! -e "$GUEST_TESTS/$t.c" ] && [[ " ${GUEST_BINS:-} " != *"/$t "* ]]; then
 		msg "no test $GUEST_TESTS/$t.c"
 	fi
 done
@@ -269,17 +276,28 @@ else
 	console=file,id=con,path=$BUILD/console.log
 fi
 msg "booting $KVER ($ntests tests, timeout ${TIMEOUT}s); console: $BUILD/console.log"
-start=$(date +%s)
-rc=0
-timeout --foreground -k 10 "$TIMEOUT" \
-	"${QEMU[@]}" "${accel[@]}" -m 2048 \
-		-nographic -no-reboot -monitor none -nic none \
-		-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
-		-chardev "$console" -serial chardev:con \
-		-chardev file,id=tap,path="$BUILD/tap.out" "${TAP_DEV[@]}" \
-		$QEMU_EXTRA </dev/null || rc=$?
-elapsed=$(($(date +%s) - start))
-msg "guest ran for ${elapsed}s (qemu exit status $rc)"
+# A kernel that dies before PID 1 has said anything (seen once with the
+# debug kernel under TCG: KASAN in an interrupt during CPU identification)
+# ran nothing of ptags, whose module PID 1 loads: boot once more, and keep
+# that console as console-boot1.log.
+for boot in 1 2; do
+	start=$(date +%s)
+	rc=0
+	timeout --foreground -k 10 "$TIMEOUT" \
+		"${QEMU[@]}" "${accel[@]}" -m 2048 \
+			-nographic -no-reboot -monitor none -nic none \
+			-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
+			-chardev "$console" -serial chardev:con \
+			-chardev file,id=tap,path="$BUILD/tap.out" "${TAP_DEV[@]}" \
+			$QEMU_EXTRA </dev/null || rc=$?
+	elapsed=$(($(date +%s) - start))
+	msg "guest ran for ${elapsed}s (qemu exit status $rc)"
+	[ $boot = 1 ] && [ $rc != 124 ] && [ ! -s "$BUILD/tap.out" ] || break
+	mv "$BUILD/console.log" "$BUILD/console-boot1.log"
+	echo "# the kernel died before PID 1 started (console-boot1.log): booting again" |
+		tee -a "$results"
+	tail -n 30 "$BUILD/console-boot1.log" >&2
+done
 
 # 4. Verdict.
 touch "$BUILD/tap.out" "$BUILD/console.log"
