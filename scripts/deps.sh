@@ -31,6 +31,11 @@ pkgs_arm64=(
 	libsystemd0:arm64 libyajl2:arm64
 )
 
+# bpf: the BPF peer of the benchmark (tests/bench/bpf-peer): clang's BPF
+# target, bpftool for vmlinux.h and the skeleton, the static libbpf and
+# what it links.
+pkgs_bpf=(clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
+
 want=()
 for group in "${@:-base}"; do
 	var="pkgs_${group//-/_}[@]"
