@@ -185,7 +185,19 @@ cp tests/qemu/demo.sh "$root/demo.sh"
 if [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
 	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
-	$CC $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c ||
+	# With the BPF peer (tests/bench/bpf-peer), built for this machine's
+	# architecture only (its libbpf is the static one of libbpf-dev).
+	peer=()
+	if [ "$arch" = amd64 ]; then
+		scripts/deps.sh bpf || fatal "the BPF peer's packages install"
+		make -C tests/bench/bpf-peer BUILD="$BUILD/bpf-peer" >"$BUILD/bpf-peer.log" 2>&1 ||
+			{ cat "$BUILD/bpf-peer.log" >&2; fatal "the BPF peer builds"; }
+		peer=(-DPTAGS_BPF_PEER -I"$BUILD/bpf-peer" -Itests/bench/bpf-peer
+		      "$BUILD/bpf-peer/libbpfpeer.a" -lbpf -lelf -lz -lzstd)
+	else
+		msg "bench: no BPF peer on $arch"
+	fi
+	$CC $CFLAGS -Wno-unused-parameter -o "$root/bench" tests/bench/bench.c "${peer[@]}" ||
 		fatal "tests/bench/bench.c compiles"
 fi
 

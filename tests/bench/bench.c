@@ -28,6 +28,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
+#ifdef PTAGS_BPF_PEER
+#include <malloc.h>
+#include "peer.h"
+#endif
+
 #define REPS		7
 #define PROC_ENTRY_BYTES 80	/* sizeof(struct ptags_proc), module/table.c */
 #define BENCH_PATH	"/bench"
@@ -427,7 +432,7 @@ static void (*const op_fns[NR_OPS])(void *) = {
 };
 static const int op_n[NR_OPS] = { 400, 150, 150, 400 };
 
-#define MAX_CONFIGS 16
+#define MAX_CONFIGS 24
 static struct config {
 	char name[40];
 	double us[NR_OPS];
@@ -457,6 +462,100 @@ static const struct config *find(const char *name)
 	printf("bench: no configuration %s\n", name);
 	exit(1);
 }
+
+#ifdef PTAGS_BPF_PEER
+/*
+ * The BPF peer (tests/bench/bpf-peer): what a user would build instead on
+ * a stock kernel, one tag blob per process in BPF task storage.  Measured
+ * with ptags unloaded, in the same boot.
+ */
+
+static struct peer_blob peer_out, peer_in;
+static double peer_write_us[3], peer_read_us[3];
+static long peer_rss_kb[2];
+
+/* This process's resident memory (VmRSS), in kB. */
+static long rss_kb(void)
+{
+	char line[128];
+	long kb = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmRSS: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+/* The benchmark process's blob: @n tags of 32-byte values. */
+static void peer_tag_self(int pidfd, int n, bool keep)
+{
+	char v[PEER_VALUE_SIZE];
+	int i;
+
+	bpf_peer_blob_init(&peer_out);
+	for (i = 0; i < n; i++) {
+		memset(v, 'a' + i % 26, sizeof(v));
+		memcpy(v, &i, sizeof(i));
+		if (bpf_peer_blob_add(&peer_out, v, sizeof(v), keep))
+			fail("bpf_peer_blob_add");
+	}
+	if (bpf_peer_write(pidfd, &peer_out))
+		fail("bpf_peer_write");
+}
+
+static void op_peer_write(void *arg)
+{
+	if (bpf_peer_write(*(int *)arg, &peer_out))
+		fail("bpf_peer_write");
+}
+
+static void op_peer_read(void *arg)
+{
+	if (bpf_peer_read(*(int *)arg, &peer_in) ||
+	    peer_in.count != peer_out.count)
+		fail("bpf_peer_read");
+}
+
+static void bench_bpf_peer(void)
+{
+	static const int n[] = { 1, 100, 1000 };
+	char name[40];
+	int pidfd, i;
+
+	/*
+	 * libbpf reads the kernel's BTF for CO-RE while loading: hand what
+	 * it freed back, since a fork's cost grows with the parent's resident
+	 * memory ("base, after bpf peer" shows what remains).
+	 */
+	peer_rss_kb[0] = rss_kb();
+	if (bpf_peer_load())
+		fail("bpf_peer_load");
+	malloc_trim(0);
+	peer_rss_kb[1] = rss_kb();
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		fail("pidfd_open");
+	run_config("bpf peer, untagged");
+	for (i = 0; i < 3; i++) {
+		peer_tag_self(pidfd, n[i], false);
+		snprintf(name, sizeof(name), "bpf peer, %d tags", n[i]);
+		run_config(name);
+		/* A write replaces the whole blob; a read copies it out. */
+		peer_write_us[i] = measure(op_peer_write, &pidfd, 200);
+		peer_read_us[i] = measure(op_peer_read, &pidfd, 200);
+	}
+	peer_tag_self(pidfd, 1000, true);
+	run_config("bpf peer, 1000 tags kept");
+	if (bpf_peer_lost())
+		fail("bpf peer: a fork lost its copy");
+	close(pidfd);
+	bpf_peer_unload();
+	run_config("base, after bpf peer");
+}
+#endif
 
 static void target(bool met, const char *fmt, double value, double limit)
 {
@@ -529,6 +628,9 @@ int main(int argc, char **argv)
 
 	module_unload("ptags", true);
 	run_config("base, end");
+#ifdef PTAGS_BPF_PEER
+	bench_bpf_peer();
+#endif
 	module_load("/ptags.ko");
 
 	/* Reading and writing. */
@@ -684,6 +786,17 @@ int main(int argc, char **argv)
 	printf("memory of 10000 children of a 100-tag parent: %ld bytes (parent's set %ld bytes; %.1f bytes per child)\n\n",
 	       mem_children, mem_parent, mem_children / 10000.0);
 
+#ifdef PTAGS_BPF_PEER
+	printf("bpf peer: a write replaces the whole blob (%zu bytes whatever the count), a read copies it out:\n",
+	       sizeof(struct peer_blob));
+	printf("bpf peer write by pidfd: 1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
+	       peer_write_us[0], peer_write_us[1], peer_write_us[2]);
+	printf("bpf peer read by pidfd:  1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
+	       peer_read_us[0], peer_read_us[1], peer_read_us[2]);
+	printf("bpf peer: the bench's resident memory %ld kB before loading it, %ld kB after (libbpf)\n\n",
+	       peer_rss_kb[0], peer_rss_kb[1]);
+#endif
+
 	c2 = find("base, end");
 	printf("drift of base over the run: fork %+.3f %%, exec %+.3f %%\n\n",
 	       100 * (c2->us[OP_FORK] / base->us[OP_FORK] - 1),
@@ -720,6 +833,21 @@ int main(int argc, char **argv)
 	target(mem_children < 2 * mem_parent + 10000L * PROC_ENTRY_BYTES,
 	       "10000 children: bytes / (2 x parent set + 80 B per child) < 1",
 	       (double)mem_children / (2 * mem_parent + 10000L * PROC_ENTRY_BYTES), 1);
+#ifdef PTAGS_BPF_PEER
+	/* Issue 14's targets against the peer. */
+	c = find("ptags, untagged");
+	c2 = find("bpf peer, untagged");
+	target(c->us[OP_FORK] <= c2->us[OP_FORK] * 1.002,
+	       "untagged fork: ptags / bpf peer <= 1.002",
+	       c->us[OP_FORK] / c2->us[OP_FORK], 1.002);
+	c = find("ptags, 1000 tags");
+	c2 = find("bpf peer, 1000 tags");
+	target(c->us[OP_FORK] - base->us[OP_FORK] <=
+	       0.5 * (c2->us[OP_FORK] - base->us[OP_FORK]),
+	       "1000 tags fork, over base: ptags / bpf peer <= 0.5",
+	       (c->us[OP_FORK] - base->us[OP_FORK]) /
+	       (c2->us[OP_FORK] - base->us[OP_FORK]), 0.5);
+#endif
 	printf("bench: done, %d target(s) missed\n", failures);
 	return 0;
 }
