@@ -176,11 +176,8 @@ chroot_cross_headers() {
 
 	[ -e "$dir/usr/src/linux-headers-$kver/.cross-done" ] && return
 	arch_deps "$arch" || die "cannot install the packages $arch needs"
-	apt-cache show "$pkg" >/dev/null 2>&1 || apt-get update -qq >&2
-	v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
-	[ -n "$v" ] || die "the archive has no $pkg"
-	deps=$(apt-cache depends "$pkg=$v" | grep -oE 'linux-(headers|kbuild)-[^ :>]+' |
-	       grep -vxF "linux-headers-$kver" | sort -u)
+	read -r v deps <<<"$("$repo/scripts/kernel.sh" header-packages "$kver")"
+	[ -n "$v" ] || die "cannot resolve $pkg"
 	tmp=$(mktemp -d)
 	chmod 777 "$tmp"	# apt-get download runs as _apt
 	(cd "$tmp" && apt-get download -q "$pkg=$v" >&2) || die "cannot download $pkg"
@@ -191,9 +188,9 @@ chroot_cross_headers() {
 	mkdir -p "$dir/usr/lib/modules/$kver"
 	ln -sfn "/usr/src/linux-headers-$kver" "$dir/usr/lib/modules/$kver/build"
 	gcc=$(cc_package "$(build_cc "$dir/usr/src/linux-headers-$kver")")
-	msg "installing dkms, $(echo $deps) and $gcc in the $suite chroot"
+	msg "installing dkms, $deps and $gcc in the $suite chroot"
 	chroot "$dir" sh -c "apt-get update -qq && apt-get -o DPkg::Lock::Timeout=600 install -y -q \
-		--no-install-recommends dkms make $(echo $deps) $gcc" >&2 </dev/null ||
+		--no-install-recommends dkms make $deps $gcc" >&2 </dev/null ||
 		die "cannot install the $kver cross build in the $suite chroot"
 	touch "$dir/usr/src/linux-headers-$kver/.cross-done"
 }

@@ -25,6 +25,11 @@
 #                                    this machine's linux-kbuild of the same
 #                                    version into a private root in the cache
 #                                    and installs what those need to run
+#   kernel.sh header-packages ABI    print the version of linux-headers-ABI
+#                                    (of ABI's architecture) and the -common
+#                                    and linux-kbuild packages of that version
+#                                    it names, the last two without an
+#                                    architecture: this machine's (or all)
 #   kernel.sh list                   print the lines of kernels.list
 #
 # An ABI names its architecture (…-arm64: arm64, scripts/arch.sh); arm64
@@ -174,6 +179,20 @@ fetch() {
 	echo "$dir/vmlinuz"
 }
 
+# header_packages ABI: "VERSION COMMON KBUILD" of linux-headers-ABI.
+header_packages() {
+	local kver=$1 pkg v deps
+
+	pkg=linux-headers-$kver$(pkg_arch "$kver")
+	known "$pkg" || apt_update
+	v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
+	[ -n "$v" ] || die "the archive has no $pkg"
+	deps=$(apt-cache depends "$pkg=$v" |
+	       grep -oE 'linux-(headers|kbuild)-[^ :>]+' |
+	       grep -vxF "linux-headers-$kver" | sort -u)
+	echo $v $deps
+}
+
 # unpack_headers ABI: the private root of ABI's headers; prints the kernel
 # build directory.  For another architecture, its linux-headers-ABI and
 # -common with this machine's linux-kbuild of the same version: the
@@ -190,14 +209,10 @@ unpack_headers() {
 	# (.native: a root unpacked before it existed is unpacked again.)
 	if [ ! -e "$root/.done" ] || [ ! -e "$root/.native" ]; then
 		pkg=linux-headers-$kver$a
-		known "$pkg" || apt_update
-		v=$(apt-cache show "$pkg" | sed -n 's/^Version: //p' | head -n1)
-		[ -n "$v" ] || die "the archive has no $pkg"
 		# The headers, their -common and their kbuild, all of version
 		# v, the last two of this machine's architecture (or all).
-		deps=$(apt-cache depends "$pkg=$v" |
-		       grep -oE 'linux-(headers|kbuild)-[^ :>]+' |
-		       grep -vxF "linux-headers-$kver" | sort -u)
+		read -r v deps <<<"$(header_packages "$kver")"
+		[ -n "$v" ] || exit 1
 		rm -rf "$root" "$cache/$kver/debs"
 		tmp=$cache/$kver/debs
 		mkdir -p "$tmp" "$root"
@@ -263,8 +278,10 @@ case ${1:-} in
 abi)	shift; abi "$@" ;;
 headers) [ $# = 2 ] || [ $# = 3 ] || die "usage: kernel.sh headers ABI [HOW]"
 	shift; headers "$@" ;;
+header-packages) [ $# = 2 ] || die "usage: kernel.sh header-packages ABI"
+	header_packages "$2" ;;
 fetch)	[ $# = 2 ] || [ $# = 3 ] || die "usage: kernel.sh fetch ABI [HOW]"
 	shift; fetch "$@" ;;
 list)	kernels ;;
-*)	sed -n '4,36s/^# \?//p' "$0" >&2; exit 2 ;;
+*)	sed -n '4,42s/^# \?//p' "$0" >&2; exit 2 ;;
 esac
