@@ -23,6 +23,10 @@
  * (hlist_bl), the entry lock is a raw spinlock, and the fork hook takes its
  * entries from a per-CPU reserve that a work item refills.  A fixed table
  * never moves entries, so a walk sees every entry that stays in it.
+ *
+ * Listings (SPEC §3.2) must not cost what the table's size does: every
+ * entry is also on one of a few shard lists, chosen by its key, which a
+ * listing walks instead of the buckets.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -48,11 +52,12 @@
 #include "ptags_module.h"
 
 /*
- * 80 bytes on x86-64 without lock debugging: the cost of a process tagged at
+ * 96 bytes on x86-64 without lock debugging: the cost of a process tagged at
  * one level.  An entry whose set is NULL is dead: unlinked or being unlinked.
  */
 struct ptags_proc {
 	struct hlist_bl_node node;
+	struct hlist_node lnode;		/* on its shard, for listings */
 	const struct signal_struct *key;	/* never dereferenced */
 	struct pid *tgid;			/* for listings and events */
 	raw_spinlock_t lock;
@@ -90,6 +95,25 @@ static unsigned int ptags_table_bits_auto(void)
 
 static struct hlist_bl_head *ptags_table;
 static struct kmem_cache *ptags_proc_cache;
+
+/*
+ * The shard lists: a listing reads 64 heads and the entries; a tagged fork
+ * or an exit takes its shard's lock inside its bucket's, and forks on
+ * different CPUs rarely meet on one.
+ */
+#define PTAGS_SHARD_BITS	6
+
+struct ptags_shard {
+	raw_spinlock_t lock;
+	struct hlist_head head;
+} ____cacheline_aligned_in_smp;
+
+static struct ptags_shard ptags_shards[1U << PTAGS_SHARD_BITS];
+
+static struct ptags_shard *ptags_shard(const struct signal_struct *sig)
+{
+	return &ptags_shards[hash_ptr(sig, PTAGS_SHARD_BITS)];
+}
 
 /*
  * Entries for the fork hook.  A pool is refilled when half empty; with a
@@ -203,6 +227,25 @@ static bool ptags_bucket_has(struct hlist_bl_head *b,
 	return false;
 }
 
+/* Put @proc on its shard list or take it off; under its bucket's lock. */
+static void ptags_shard_link(struct ptags_proc *proc)
+{
+	struct ptags_shard *sh = ptags_shard(proc->key);
+
+	raw_spin_lock(&sh->lock);
+	hlist_add_head_rcu(&proc->lnode, &sh->head);
+	raw_spin_unlock(&sh->lock);
+}
+
+static void ptags_shard_unlink(struct ptags_proc *proc)
+{
+	struct ptags_shard *sh = ptags_shard(proc->key);
+
+	raw_spin_lock(&sh->lock);
+	hlist_del_rcu(&proc->lnode);
+	raw_spin_unlock(&sh->lock);
+}
+
 /*
  * Link @proc unless its process already has a live entry at its level
  * (-EEXIST) or, with @max_levels not 0, already has @max_levels live
@@ -233,8 +276,10 @@ static int ptags_proc_insert(struct ptags_proc *proc, unsigned int max_levels)
 	}
 	if (!err && max_levels && levels >= max_levels)
 		err = -ECANCELED;
-	if (!err)
+	if (!err) {
 		hlist_bl_add_head_rcu(&proc->node, b);
+		ptags_shard_link(proc);
+	}
 	hlist_bl_unlock(b);
 	if (err)
 		return err;
@@ -251,6 +296,7 @@ static void ptags_proc_delete(struct ptags_proc *proc)
 
 	hlist_bl_lock(b);
 	hlist_bl_del_rcu(&proc->node);
+	ptags_shard_unlink(proc);
 	last = !ptags_bucket_has(b, proc->key);
 	hlist_bl_unlock(b);
 	if (last)
@@ -797,29 +843,26 @@ static bool ptags_proc_live(const struct ptags_proc *proc)
 	       ptags_task_in_level(task, proc->level);
 }
 
-/* Buckets a listing walks between two chances to reschedule. */
-#define PTAGS_COLLECT_BATCH	1024
 /* Room a listing adds for processes tagged while it allocates. */
 #define PTAGS_COLLECT_SLACK	64
 
 /*
  * Collect the tgids, as seen in @ns, of processes tagged at @level and
  * visible there into @buf; returns how many, or -ENOSPC (the table grew past
- * @cap).  Entries never move between buckets, so one that stays in the
+ * @cap).  Entries never move between shards, so one that stays in the
  * table is seen once.
  */
 static long ptags_table_collect(struct pid_namespace *ns,
 				const struct user_namespace *level, u32 *buf,
 				unsigned int cap)
 {
-	unsigned int i, n = 0, nbuckets = 1U << ptags_table_bits;
-	struct hlist_bl_node *pos;
 	struct ptags_proc *proc;
+	unsigned int i, n = 0;
 	pid_t nr;
 
-	rcu_read_lock();
-	for (i = 0; i < nbuckets; i++) {
-		hlist_bl_for_each_entry_rcu(proc, pos, &ptags_table[i], node) {
+	for (i = 0; i < ARRAY_SIZE(ptags_shards); i++) {
+		rcu_read_lock();
+		hlist_for_each_entry_rcu(proc, &ptags_shards[i].head, lnode) {
 			if (proc->level != level || ptags_proc_dead(proc) ||
 			    !ptags_proc_live(proc))
 				continue;
@@ -832,13 +875,9 @@ static long ptags_table_collect(struct pid_namespace *ns,
 			}
 			buf[n++] = nr;
 		}
-		if ((i + 1) % PTAGS_COLLECT_BATCH == 0) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-		}
+		rcu_read_unlock();
+		cond_resched();
 	}
-	rcu_read_unlock();
 	return n;
 }
 
@@ -910,6 +949,10 @@ int ptags_table_init(void)
 	}
 	for (i = 0; i < 1U << ptags_table_bits; i++)
 		INIT_HLIST_BL_HEAD(&ptags_table[i]);
+	for (i = 0; i < ARRAY_SIZE(ptags_shards); i++) {
+		raw_spin_lock_init(&ptags_shards[i].lock);
+		INIT_HLIST_HEAD(&ptags_shards[i].head);
+	}
 	for_each_possible_cpu(cpu) {
 		pool = per_cpu_ptr(&ptags_pools, cpu);
 		raw_spin_lock_init(&pool->lock);
@@ -946,6 +989,7 @@ void ptags_table_uninit(void)
 					     node) {
 			pt_set_put(rcu_dereference_protected(proc->set, 1));
 			hlist_bl_del(&proc->node);
+			hlist_del(&proc->lnode);
 			if (!ptags_bucket_has(&ptags_table[i], proc->key))
 				ptags_count(&ptags_stats.tagged_processes, -1);
 			ptags_count(&ptags_stats.memory, -(long)sizeof(*proc));
