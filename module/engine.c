@@ -1159,3 +1159,57 @@ out:
 	pt_free(tx.t);
 	return err;
 }
+
+/*
+ * Below this many pids, an insertion sort in place: the radix sort's
+ * histograms cost more than the whole list.
+ */
+#define PT_PIDS_SMALL	32
+
+/* Ascending @a's distinct values into @out, which may be @a itself. */
+static size_t pt_pids_unique(const uint32_t *a, uint32_t *out, size_t n)
+{
+	size_t i, j = 0;
+
+	for (i = 0; i < n; i++)
+		if (!j || out[j - 1] != a[i])
+			out[j++] = a[i];
+	return j;
+}
+
+size_t pt_pids_sort_unique(uint32_t *a, uint32_t *out, size_t n)
+{
+	uint32_t count[256], sum, c, v, *from = a, *to = out, *t;
+	unsigned int shift;
+	size_t i, j;
+
+	if (n < PT_PIDS_SMALL) {
+		for (i = 1; i < n; i++) {
+			v = a[i];
+			for (j = i; j && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+		return pt_pids_unique(a, out, n);
+	}
+	/* Least significant byte first; each pass keeps the order of ties. */
+	for (shift = 0; shift < 32; shift += 8) {
+		memset(count, 0, sizeof(count));
+		for (i = 0; i < n; i++)
+			count[(from[i] >> shift) & 0xff]++;
+		/* One value of this byte for all (the top one, usually). */
+		if (count[(from[0] >> shift) & 0xff] == n)
+			continue;
+		for (i = 0, sum = 0; i < 256; i++) {
+			c = count[i];
+			count[i] = sum;
+			sum += c;
+		}
+		for (i = 0; i < n; i++)
+			to[count[(from[i] >> shift) & 0xff]++] = from[i];
+		t = from;
+		from = to;
+		to = t;
+	}
+	return pt_pids_unique(from, out, n);
+}

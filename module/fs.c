@@ -944,6 +944,21 @@ static bool ptags_pid_hidden(const struct ptags_sb_info *sbi, pid_t nr)
 	return hidden;
 }
 
+/* @nr in decimal into @name (PTAGS_PID_NAME_MAX); its length.  No format. */
+static int ptags_pid_name(char *name, u32 nr)
+{
+	char rev[PTAGS_PID_NAME_MAX];
+	int len = 0, i;
+
+	do {
+		rev[len++] = '0' + nr % 10;
+		nr /= 10;
+	} while (nr);
+	for (i = 0; i < len; i++)
+		name[i] = rev[len - 1 - i];
+	return len;
+}
+
 static int ptags_dir_open(struct inode *inode, struct file *file)
 {
 	struct ptags_dir *d = kzalloc(sizeof(*d), GFP_KERNEL_ACCOUNT);
@@ -1005,7 +1020,7 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 			ctx->pos++;
 			continue;
 		}
-		len = snprintf(name, sizeof(name), "%u", d->pids[i]);
+		len = ptags_pid_name(name, d->pids[i]);
 		if (!dir_emit(ctx, name, len, PTAGS_INO_PID(d->pids[i]),
 			      DT_REG))
 			goto out;

@@ -43,7 +43,6 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/sort.h>
 #include <linux/task_work.h>
 #include <linux/user_namespace.h>
 #include <linux/workqueue.h>
@@ -822,13 +821,6 @@ void ptags_task_exit(struct task_struct *task)
 	ptags_sig_remove(task->signal);
 }
 
-static int ptags_cmp_u32(const void *a, const void *b)
-{
-	u32 x = *(const u32 *)a, y = *(const u32 *)b;
-
-	return x < y ? -1 : x > y;
-}
-
 /*
  * SPEC §3.2: between its last thread's exit and the exit hook, a process
  * already has no entry; do not list it; nor one that left the entry's level
@@ -845,6 +837,8 @@ static bool ptags_proc_live(const struct ptags_proc *proc)
 
 /* Room a listing adds for processes tagged while it allocates. */
 #define PTAGS_COLLECT_SLACK	64
+/* Entries a listing looks at between two chances to reschedule. */
+#define PTAGS_COLLECT_BATCH	1024
 
 /*
  * Collect the tgids, as seen in @ns, of processes tagged at @level and
@@ -856,13 +850,14 @@ static long ptags_table_collect(struct pid_namespace *ns,
 				const struct user_namespace *level, u32 *buf,
 				unsigned int cap)
 {
+	unsigned int i, n = 0, seen = 0;
 	struct ptags_proc *proc;
-	unsigned int i, n = 0;
 	pid_t nr;
 
+	rcu_read_lock();
 	for (i = 0; i < ARRAY_SIZE(ptags_shards); i++) {
-		rcu_read_lock();
 		hlist_for_each_entry_rcu(proc, &ptags_shards[i].head, lnode) {
+			seen++;
 			if (proc->level != level || ptags_proc_dead(proc) ||
 			    !ptags_proc_live(proc))
 				continue;
@@ -875,9 +870,15 @@ static long ptags_table_collect(struct pid_namespace *ns,
 			}
 			buf[n++] = nr;
 		}
-		rcu_read_unlock();
-		cond_resched();
+		/* Between shards: a chain is never left half walked. */
+		if (seen >= PTAGS_COLLECT_BATCH || need_resched()) {
+			rcu_read_unlock();
+			cond_resched();
+			rcu_read_lock();
+			seen = 0;
+		}
 	}
+	rcu_read_unlock();
 	return n;
 }
 
@@ -895,9 +896,9 @@ int ptags_table_pids(struct pid_namespace *ns,
 		     unsigned int *n)
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	unsigned int cap, i, j;
+	u32 *buf, *out = NULL;
+	unsigned int cap;
 	long got;
-	u32 *buf;
 
 	for (;;) {
 		cap = atomic64_read(&ptags_stats.tagged_processes) +
@@ -910,20 +911,17 @@ int ptags_table_pids(struct pid_namespace *ns,
 			break;
 		kvfree(buf);
 	}
-	sort(buf, got, sizeof(*buf), ptags_cmp_u32, NULL);
-	for (i = 0, j = 0; i < got; i++)
-		if (!j || buf[j - 1] != buf[i])
-			buf[j++] = buf[i];
 	/* What the listing keeps is sized to what it found (SPEC §8). */
-	*pids = j ? kvmalloc_array(j, sizeof(*buf), gfp) : NULL;
-	if (j && !*pids) {
-		kvfree(buf);
-		return -ENOMEM;
+	if (got) {
+		out = kvmalloc_array(got, sizeof(*buf), gfp);
+		if (!out) {
+			kvfree(buf);
+			return -ENOMEM;
+		}
 	}
-	if (j)
-		memcpy(*pids, buf, j * sizeof(*buf));
+	*n = pt_pids_sort_unique(buf, out, got);
+	*pids = out;
 	kvfree(buf);
-	*n = j;
 	return 0;
 }
 

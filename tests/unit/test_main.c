@@ -5,6 +5,7 @@
 int main(void)
 {
 	test_s3_read();
+	test_s3_list();
 	test_s3_write();
 	test_s3_cost();
 	test_s4_valid();

@@ -58,6 +58,7 @@ bool no_leak(void);
 
 /* Test groups, one per SPEC section file. */
 void test_s3_read(void);
+void test_s3_list(void);
 void test_s3_cost(void);
 void test_s3_write(void);
 void test_s4_valid(void);
