@@ -3,7 +3,8 @@
  * Smoke test of the BPF peer, as root in a guest (never on a machine whose
  * kernel must not get BPF programs): load, tag ourselves, fork, fork from a
  * thread, exec with mixed, no and all kept tags, write another process,
- * unload.  TAP on stdout.
+ * unload; then load in a child process as the benchmark does
+ * (bpf_peer_spawn()), use its map, unload.  TAP on stdout.
  *
  *   peer-smoke                         the test
  *   peer-smoke --after-exec W H        (internal) what a child execs: say
@@ -12,6 +13,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -244,6 +246,37 @@ static int after_exec_child(char **argv)
 	return 0;
 }
 
+/* Loaded by a child process: the map works here as if loaded here. */
+static void spawned(int self)
+{
+	int err, status;
+	pid_t loader;
+
+	err = bpf_peer_spawn();
+	loader = bpf_peer_loader();
+	if (!check(!err && loader > 0,
+		   "load in a child process, which hands the map over (%s)",
+		   strerror(-err)))
+		return;
+	make_blob(&mine, 3, keep_one);
+	err = bpf_peer_write(self, &mine);
+	if (!err)
+		err = bpf_peer_read(self, &got);
+	check(!err && same_blob(&got, &mine),
+	      "loaded by a child: write 3 tags and read them back (%s)",
+	      strerror(-err));
+	status = err ? -1 : fork_check(&mine);
+	check(status == 0, "loaded by a child: a fork has the 3 tags (child: %d)",
+	      status);
+	check(bpf_peer_lost() == 0, "the loader child counts no lost copy (%ld)",
+	      bpf_peer_lost());
+	bpf_peer_unload();
+	check(kill(loader, 0) < 0 && errno == ESRCH,
+	      "unloading ends and reaps the loader child");
+	err = bpf_peer_read(self, &got);
+	check(err == -ENODEV, "unloaded again (%s)", strerror(-err));
+}
+
 int main(int argc, char **argv)
 {
 	pthread_t t;
@@ -328,6 +361,8 @@ int main(int argc, char **argv)
 	bpf_peer_unload();
 	err = bpf_peer_read(self, &got);
 	check(err == -ENODEV, "unloaded (%s)", strerror(-err));
+
+	spawned(self);
 	printf("1..%d\n", test_no);
 	return failures != 0;
 }

@@ -68,13 +68,26 @@ _Static_assert(sizeof(struct peer_blob) <= PEER_VALUE_MAX,
 	       "peer_blob exceeds the local-storage value-size limit");
 
 #ifndef __bpf__
+#include <sys/types.h>
+
 /*
  * The loader.  Every function returns 0 or a negative errno; none of them
- * may be called before bpf_peer_load() succeeded (they return -ENODEV).
+ * may be called before bpf_peer_load() or bpf_peer_spawn() succeeded (they
+ * return -ENODEV).
  *
  * bpf_peer_load()	load the programs (CO-RE against the running
  *			kernel's BTF) and attach them; needs CAP_BPF and
  *			CAP_PERFMON, or CAP_SYS_ADMIN
+ * bpf_peer_spawn()	the same in a child process that it forks: the child
+ *			loads and attaches, hands the map over (SCM_RIGHTS)
+ *			and holds the programs until bpf_peer_unload().  What
+ *			libbpf allocates (the kernel's BTF for CO-RE, several
+ *			MB) is the child's, so the caller's memory stays as
+ *			it was, which the benchmark needs: a fork costs more
+ *			the more the parent has resident.  The caller then
+ *			reads and writes with bpf(2) calls that allocate
+ *			nothing
+ * bpf_peer_loader()	the pid of that child (0 after bpf_peer_load())
  * bpf_peer_write()	replace the blob of the process @pidfd refers to
  *			(a pidfd from pidfd_open(2) or clone(CLONE_PIDFD)); a
  *			blob with count 0 deletes the storage
@@ -84,9 +97,13 @@ _Static_assert(sizeof(struct peer_blob) <= PEER_VALUE_MAX,
  *			the child its copy (allocation failure in the fork
  *			program): those children are untagged
  * bpf_peer_unload()	detach and free everything, every task's blob
- *			included (the kernel frees them with the map)
+ *			included (the kernel frees them with the map); after
+ *			bpf_peer_spawn(), close the map and the socket, and
+ *			reap the child, which unloads
  */
 int bpf_peer_load(void);
+int bpf_peer_spawn(void);
+pid_t bpf_peer_loader(void);
 int bpf_peer_write(int pidfd, const struct peer_blob *b);
 int bpf_peer_read(int pidfd, struct peer_blob *b);
 long bpf_peer_lost(void);
