@@ -13,6 +13,7 @@
 #   make clitest         host tests of the ptags command line against a fake root
 #   make guest           in-guest suite only
 #   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
+#   make bench-scale     the same with up to 100 000 processes alive (a 12 GiB guest)
 #   make fuzz            libFuzzer targets of the engine vs a SPEC model, FUZZ_SECONDS each (60)
 #   make check-debug     the in-guest suite on a KASAN/lockdep/kmemleak/fault-injection kernel
 #   make style           checkpatch.pl (kernel coding style) over the module
@@ -83,6 +84,9 @@ run:
 bench:
 	BUILD=$(BUILD)/bench scripts/guest-test.sh --bench
 
+bench-scale:
+	BUILD=$(BUILD)/bench-scale scripts/guest-test.sh --scale
+
 FUZZ_SECONDS ?= 60
 fuzz:
 	$(MAKE) -C tests/fuzz BUILD=$(BUILD)/fuzz FUZZ_SECONDS=$(FUZZ_SECONDS)
@@ -131,5 +135,5 @@ clean:
 	-$(MAKE) -C lib clean; $(MAKE) -C tools clean; $(MAKE) -C examples clean
 	rm -f $(MODULE_OUTPUTS)
 
-.PHONY: all module module-clean unit lib tools libtest clitest guest run bench fuzz check-debug check style clean \
+.PHONY: all module module-clean unit lib tools libtest clitest guest run bench bench-scale fuzz check-debug check style clean \
 	matrix e2e deb install dkms-install dkms-remove

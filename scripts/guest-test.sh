@@ -8,6 +8,9 @@
 #   scripts/guest-test.sh --demo    run tests/qemu/demo.sh on the console
 #   scripts/guest-test.sh --bench   run tests/bench/bench.c (make bench): one
 #                                   boot, one CPU, clock counting instructions
+#   scripts/guest-test.sh --scale   run tests/bench/scale.c (make bench-scale):
+#                                   the same with 100 000 processes alive, in
+#                                   a guest of GUEST_MEM (default 12288) MiB
 #
 # Environment:
 #   KVER          kernel ABI (default: scripts/kernel.sh abi); an arm64 ABI
@@ -25,6 +28,11 @@
 #   TEST_TIMEOUT  seconds for each test inside the guest (default 300)
 #   QEMU_EXTRA    extra QEMU arguments
 #   KAPPEND       extra kernel command line
+#   PTAGS_CHROOTS where scripts/dkms-build.sh keeps its chroots (default
+#                 <repo>/.cache/chroot): without KDIR, the modules of a
+#                 kernel of trixie (+deb13) or sid (+deb14), whose headers
+#                 need that suite's compiler, are built inside its chroot
+#                 (made, with the headers, by a DKMS build when missing)
 #   MODTREE       a DKMS install made by scripts/dkms-build.sh (lib/modules/
 #                 KVER with depmod's files, and ptags.ko): the guest gets that
 #                 tree instead of a fresh build and loads it with "modprobe
@@ -34,6 +42,7 @@
 #                 harness itself
 #   GUEST_BINS    space-separated programs built elsewhere (static, for the
 #                 guest's architecture) that run as tests too, by file name
+#   GUEST_MEM     the guest's memory in MiB (default 2048; --scale 12288)
 #
 # Output under $BUILD: module.log (kbuild output), console.log (ttyS0),
 # tap.out (raw TAP from the guest on ttyS1), results.tap (tap.out plus the
@@ -48,11 +57,13 @@ cd "$repo"
 
 demo=0
 bench=0
+scale=0
 case ${1:-} in
 --demo)	demo=1 ;;
 --bench) bench=1 ;;
+--scale) bench=1 scale=1 ;;
 "")	;;
-*)	echo "usage: $0 [--demo|--bench]" >&2; exit 2 ;;
+*)	echo "usage: $0 [--demo|--bench|--scale]" >&2; exit 2 ;;
 esac
 
 . scripts/arch.sh
@@ -70,6 +81,7 @@ TESTS=${TESTS:-}
 TIMEOUT=${TIMEOUT:-1800}
 TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $bench = 1 ] && echo 3000 || echo 300)}
 QEMU_EXTRA=${QEMU_EXTRA:-}
+GUEST_MEM=${GUEST_MEM:-$([ $scale = 1 ] && echo 12288 || echo 2048)}
 MODSRC=${MODSRC:-$repo}
 GUEST_TESTS=${GUEST_TESTS:-tests/guest}
 
@@ -104,18 +116,67 @@ fatal() {
 }
 
 MODTREE=${MODTREE:-}
+# A kernel of another suite whose headers name that suite's compiler (sid's
+# 7.2: gcc-16; trixie's 6.12: gcc-14): its modules are built in the chroot
+# of scripts/dkms-build.sh, where KDIR is a path inside the chroot.
+chroots=${PTAGS_CHROOTS:-$repo/.cache/chroot}
+ksuite=
+kroot=
+if [ -z "${KDIR:-}" ] && [ "$arch" = amd64 ]; then
+	case $KVER in
+	*+deb13-*) ksuite=trixie ;;
+	*+deb14-*) ksuite=sid ;;
+	esac
+fi
 # VMLINUZ and KDIR: a kernel built here (make check-debug) instead of Debian's.
 if [ -n "${VMLINUZ:-}" ]; then
 	vmlinuz=$VMLINUZ
 else
-	vmlinuz=$(scripts/kernel.sh fetch "$KVER" ${MODTREE:+image-only}) ||
+	image_only=()
+	[ -z "$MODTREE$ksuite" ] || image_only=(image-only)
+	vmlinuz=$(scripts/kernel.sh fetch "$KVER" "${image_only[@]}") ||
 		fatal "fetch kernel $KVER"
 fi
 if [ -n "${KDIR:-}" ]; then
 	kdir=$KDIR
-elif [ -z "$MODTREE" ] || [ $bench = 1 ]; then
+elif [ -n "$MODTREE" ] && [ $bench = 0 ]; then
+	:
+elif [ -n "$ksuite" ]; then
+	kroot=$chroots/$ksuite
+	kdir=/usr/src/linux-headers-$KVER
+	if [ ! -d "$kroot$kdir" ]; then
+		msg "the $ksuite chroot with the headers of $KVER (scripts/dkms-build.sh)"
+		scripts/dkms-build.sh "$KVER" chroot "$BUILD/dkms" >"$BUILD/dkms-build.log" 2>&1 ||
+			{ tail -n 30 "$BUILD/dkms-build.log" >&2; fatal "the $ksuite chroot for $KVER"; }
+	fi
+else
 	kdir=$(scripts/kernel.sh headers "$KVER") || fatal "headers of $KVER"
 fi
+
+# kbuild DIR [ARGS]: "make -C KDIR M=DIR ARGS", in the chroot when there is
+# one: DIR is copied in and back, under the chroot's lock, with /proc
+# mounted in a mount namespace of its own (objtool reads /proc/self).
+kbuild() {
+	local dir=$1 tmp rc=0
+
+	shift
+	if [ -z "$kroot" ]; then
+		make -C "$kdir" M="$dir" "${kmake[@]}" "$@"
+		return
+	fi
+	tmp=/tmp/ptags-guest.$$.$(basename "$dir")
+	(
+		flock 8
+		rm -rf "$kroot$tmp" && cp -a "$dir" "$kroot$tmp" || exit 1
+		unshare -m sh -c 'mount -t proc proc "$1/proc" && shift &&
+			exec chroot "$@"' sh "$kroot" "$kroot" \
+			env -u ARCH -u CROSS_COMPILE make -C "$kdir" M="$tmp" "$@" \
+			</dev/null || rc=$?
+		[ $rc = 0 ] && { rm -rf "$dir" && cp -a "$kroot$tmp" "$dir" || rc=1; }
+		rm -rf "$kroot$tmp"
+		exit $rc
+	) 8>"$chroots/.$ksuite.lock"
+}
 
 # 1. The module, built from a private copy of its sources.
 rm -rf "$BUILD/src"
@@ -133,7 +194,7 @@ if [ -n "$MODTREE" ]; then
 else
 msg "building ptags.ko for $KVER"
 rc=0
-make -C "$kdir" M="$BUILD/src" W=1 "${kmake[@]}" modules >"$BUILD/module.log" 2>&1 || rc=$?
+kbuild "$BUILD/src" W=1 modules >"$BUILD/module.log" 2>&1 || rc=$?
 if [ $rc != 0 ] || grep -qi 'warning' "$BUILD/module.log"; then
 	cat "$BUILD/module.log" >&2
 	[ $rc != 0 ] && fatal "ptags.ko builds (make exited $rc)"
@@ -146,13 +207,13 @@ fi
 build_module() {
 	local name=$1 src=$2
 	shift 2
-	make -C "$kdir" M="$src" W=1 "${kmake[@]}" "$@" modules >"$BUILD/$name.log" 2>&1 ||
+	kbuild "$src" W=1 "$@" modules >"$BUILD/$name.log" 2>&1 ||
 		fatal "$name builds"
 }
-if [ $bench = 1 ]; then
+if [ $bench = 1 ] && [ $scale = 0 ]; then
 	rm -rf "$BUILD/src-floor" "$BUILD/kprobe-floor"
 	cp -a "$BUILD/src" "$BUILD/src-floor"
-	make -C "$kdir" M="$BUILD/src-floor" "${kmake[@]}" clean >/dev/null 2>&1
+	kbuild "$BUILD/src-floor" clean >/dev/null 2>&1
 	build_module ptags_floor "$BUILD/src-floor" CONFIG_PTAGS_FLOOR=y
 	cp -a tests/bench/kprobe-floor "$BUILD/kprobe-floor"
 	build_module kprobe_floor "$BUILD/kprobe-floor"
@@ -182,14 +243,24 @@ rm -rf "$user" && mkdir -p "$user" && cp -a VERSION include module lib tools exa
 cp "$user/tools/ptags" "$user/tools/ptags-oci-hook" "$user/examples/ptags-permd" \
 	"$user/examples/ptags-launch" "$root/bin/"
 cp tests/qemu/demo.sh "$root/demo.sh"
-if [ $bench = 1 ]; then
+if [ $scale = 1 ]; then
+	$CC $CFLAGS -o "$root/bench" tests/bench/scale.c ||
+		fatal "tests/bench/scale.c compiles"
+elif [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
 	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
 	# With the BPF peer (tests/bench/bpf-peer), built for this machine's
-	# architecture only (its libbpf is the static one of libbpf-dev).
+	# architecture only (its libbpf is the static one of libbpf-dev).  Not
+	# on a kernel that allocates task storage with kmalloc_nolock() (its
+	# BTF has bpf_map_kmalloc_nolock(): 7.2), which refuses the peer's
+	# 64 KiB element (ENOMEM, tests/bench/bpf-peer/peer.h), and whose
+	# smaller blob would not hold the bench's 1000 tags.
 	peer=()
-	if [ "$arch" = amd64 ]; then
-		scripts/deps.sh bpf || fatal "the BPF peer's packages install"
+	[ "$arch" != amd64 ] || scripts/deps.sh bpf || fatal "the BPF peer's packages install"
+	if [ "$arch" = amd64 ] && bpftool btf dump file "$kroot$kdir/vmlinux" format raw 2>/dev/null |
+	   grep "FUNC 'bpf_map_kmalloc_nolock'" >/dev/null; then
+		msg "bench: no BPF peer on $KVER: its task storage is allocated with kmalloc_nolock(), at most 8 KiB an element (the peer's is 64 KiB)"
+	elif [ "$arch" = amd64 ]; then
 		make -C tests/bench/bpf-peer BUILD="$BUILD/bpf-peer" >"$BUILD/bpf-peer.log" 2>&1 ||
 			{ cat "$BUILD/bpf-peer.log" >&2; fatal "the BPF peer builds"; }
 		peer=(-DPTAGS_BPF_PEER -I"$BUILD/bpf-peer" -Itests/bench/bpf-peer
@@ -296,7 +367,7 @@ for boot in 1 2; do
 	start=$(date +%s)
 	rc=0
 	timeout --foreground -k 10 "$TIMEOUT" \
-		"${QEMU[@]}" "${accel[@]}" -m 2048 \
+		"${QEMU[@]}" "${accel[@]}" -m "$GUEST_MEM" \
 			-nographic -no-reboot -monitor none -nic none \
 			-kernel "$vmlinuz" -initrd "$BUILD/initrd.gz" -append "$append" \
 			-chardev "$console" -serial chardev:con \
