@@ -136,8 +136,8 @@ int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 
 /*
  * SPEC §3.2: the @n pids of @a (in any order, clobbered) as a listing
- * shows them, ascending and each once, in @out (room for @n).  Returns how
- * many.  Linear in @n (a byte-wise radix sort), with no call per
+ * shows them, ascending and each once, in @out (room for @n, not
+ * overlapping @a).  Returns how many.  Linear in @n (a byte-wise radix sort), with no call per
  * comparison: a listing costs what it lists.
  */
 size_t pt_pids_sort_unique(uint32_t *a, uint32_t *out, size_t n);

@@ -96,9 +96,10 @@ static struct hlist_bl_head *ptags_table;
 static struct kmem_cache *ptags_proc_cache;
 
 /*
- * The shard lists: a listing reads 64 heads and the entries; a tagged fork
- * or an exit takes its shard's lock inside its bucket's, and forks on
- * different CPUs rarely meet on one.
+ * The shard lists: a listing reads 64 heads and the entries.  Whatever
+ * links or unlinks an entry (a tagged fork, a first tag at a level, an
+ * untagging, an exit) takes its shard's lock inside its bucket's, for a
+ * few instructions.
  */
 #define PTAGS_SHARD_BITS	6
 
@@ -355,18 +356,29 @@ static void ptags_watch_run(struct work_struct *work)
 {
 	struct llist_node *list = llist_del_all(&ptags_watch_queue);
 	struct ptags_proc *proc, *next;
+	struct user_namespace *level;
 	unsigned int w;
 	struct pid *pid;
 
 	/* In the order the entries were queued: one process's never swap. */
 	llist_for_each_entry_safe(proc, next, llist_reverse_order(list), wnode) {
+		/*
+		 * Once QUEUED is clear the entry may be freed (here, or by
+		 * ptags_proc_release() on another CPU), and its level's
+		 * reference with it: take what the notification needs first.
+		 */
 		pid = get_pid(proc->tgid);
+		level = proc->level;
+		if (level != &init_user_ns)
+			get_user_ns(level);
 		w = atomic_fetch_andnot(PTAGS_W_EVENTS | PTAGS_W_QUEUED,
 					&proc->watch);
 		if (w & PTAGS_W_FREE)
 			call_rcu(&proc->rcu, ptags_proc_free_rcu);
-		ptags_notify(pid, proc->level, w & PTAGS_W_EVENTS);
+		ptags_notify(pid, level, w & PTAGS_W_EVENTS);
 		put_pid(pid);
+		if (level != &init_user_ns)
+			put_user_ns(level);
 		cond_resched();
 	}
 }
@@ -837,7 +849,10 @@ static bool ptags_proc_live(const struct ptags_proc *proc)
 
 /* Room a listing adds for processes tagged while it allocates. */
 #define PTAGS_COLLECT_SLACK	64
-/* Entries a listing looks at between two chances to reschedule. */
+/*
+ * Entries a listing looks at before it next offers to reschedule, which it
+ * does between shards only: a chain is never left half walked.
+ */
 #define PTAGS_COLLECT_BATCH	1024
 
 /*
