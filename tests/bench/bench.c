@@ -77,16 +77,7 @@ static void op_thread(void *arg)
 /* The listing again on an open directory: from offset 0 to the end. */
 static void op_relist(void *arg)
 {
-	int fd = *(int *)arg;
-	char buf[1 << 16];
-	long n;
-
-	if (lseek(fd, 0, SEEK_SET))
-		fail("rewind /proc/ptags");
-	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
-		;
-	if (n < 0)
-		fail("getdents64");
+	list_fd(*(int *)arg);
 }
 
 /* A whole read of /proc/ptags/PID as cat does it: open, read, close. */
@@ -241,35 +232,30 @@ static pid_t worst_target(int ntags, int *release)
  * @fn(@arg) in a child that first takes the tags @rights and then becomes
  * uid 65534 (no CAP_MAC_ADMIN); its result, or -1.
  */
+struct nobody {
+	const char *rights;
+	double (*fn)(void *);
+	void *arg;
+};
+
+static void nobody_run(void *arg, void *res)
+{
+	const struct nobody *nb = arg;
+
+	if (*nb->rights)
+		tags_write(nb->rights, strlen(nb->rights));
+	if (setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(1);
+	*(double *)res = nb->fn(nb->arg);
+}
+
 static double as_nobody(const char *rights, double (*fn)(void *), void *arg)
 {
-	double v = -1;
-	int p[2];
-	pid_t pid;
+	struct nobody nb = { .rights = rights, .fn = fn, .arg = arg };
+	double v;
 
-	if (pipe(p))
-		fail("pipe");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (!pid) {
-		close(p[0]);
-		if (*rights)
-			tags_write(rights, strlen(rights));
-		if (setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(1);
-		v = fn(arg);
-		if (write(p[1], &v, sizeof(v)) != sizeof(v))
-			_exit(2);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], &v, sizeof(v)) != sizeof(v))
-		v = -1;
-	close(p[0]);
-	reap(pid);
-	return v;
+	return in_child(nobody_run, &nb, &v, sizeof(v)) ? v : -1;
 }
 
 struct worst {
@@ -624,42 +610,40 @@ static long slab_kb(void)
  * namespace: set an attribute on its own pidfd, and read one of the
  * bench's through @pidfd.  The two errnos (0: it could), -1 if unknown.
  */
+struct stranger {
+	bool userns;
+	int pidfd;
+};
+
+static void stranger_run(void *arg, void *res)
+{
+	const struct stranger *s = arg;
+	char name[32], value[XATTR_VALUE];
+	int *e = res, me;
+
+	if (s->userns ? unshare(CLONE_NEWUSER) :
+	    setresgid(65534, 65534, 65534) ||
+	    setresuid(65534, 65534, 65534))
+		_exit(1);
+	me = syscall(SYS_pidfd_open, getpid(), 0);
+	e[0] = me < 0 || fsetxattr(me, "trusted.bench.mine", "x", 1, 0) ?
+	       errno : 0;
+	xattr_name(name, sizeof(name), 0);
+	e[1] = fgetxattr(s->pidfd, name, value, sizeof(value)) < 0 ? errno : 0;
+}
+
 static void xattr_stranger(bool userns, int pidfd, int err[2])
 {
-	char name[32], value[XATTR_VALUE];
-	int p[2], e[2], me;
-	pid_t pid;
+	struct stranger s = { .userns = userns, .pidfd = pidfd };
+	int e[2];
 
-	err[0] = -1;
-	err[1] = -1;
-	if (pipe(p))
-		fail("pipe");
-	pid = fork();
-	if (pid < 0)
-		fail("fork");
-	if (!pid) {
-		close(p[0]);
-		if (userns ? unshare(CLONE_NEWUSER) :
-		    setresgid(65534, 65534, 65534) ||
-		    setresuid(65534, 65534, 65534))
-			_exit(1);
-		me = syscall(SYS_pidfd_open, getpid(), 0);
-		e[0] = me < 0 || fsetxattr(me, "trusted.bench.mine", "x", 1, 0) ?
-		       errno : 0;
-		xattr_name(name, sizeof(name), 0);
-		e[1] = fgetxattr(pidfd, name, value, sizeof(value)) < 0 ?
-		       errno : 0;
-		if (write(p[1], e, sizeof(e)) != sizeof(e))
-			_exit(2);
-		_exit(0);
-	}
-	close(p[1]);
-	if (read(p[0], e, sizeof(e)) == sizeof(e)) {
+	if (in_child(stranger_run, &s, e, sizeof(e))) {
 		err[0] = e[0];
 		err[1] = e[1];
+	} else {
+		err[0] = -1;
+		err[1] = -1;
 	}
-	close(p[0]);
-	reap(pid);
 }
 
 static void bench_pidfs_xattrs(void)

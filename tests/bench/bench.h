@@ -174,21 +174,57 @@ static inline void op_read(void *arg)
 		fail("read");
 }
 
-/* List /proc/ptags: open, getdents until the end, close. */
-static inline void op_list(void *arg)
+/* The directory @fd listed from offset 0 to its end. */
+static inline void list_fd(int fd)
 {
-	int fd = open("/proc/ptags", O_RDONLY | O_DIRECTORY);
 	char buf[1 << 16];
 	long n;
 
-	(void)arg;
-	if (fd < 0)
-		fail("open /proc/ptags");
+	if (lseek(fd, 0, SEEK_SET))
+		fail("rewind /proc/ptags");
 	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
 		;
 	if (n < 0)
 		fail("getdents64");
+}
+
+/* List /proc/ptags: open, getdents until the end, close. */
+static inline void op_list(void *arg)
+{
+	int fd = open("/proc/ptags", O_RDONLY | O_DIRECTORY);
+
+	(void)arg;
+	if (fd < 0)
+		fail("open /proc/ptags");
+	list_fd(fd);
 	close(fd);
+}
+
+/*
+ * @fn(@arg, @res) in a child, whose @len bytes of @res come back to us.
+ * False if they did not (the child failed before sending them).
+ */
+static inline int in_child(void (*fn)(void *arg, void *res), void *arg,
+			   void *res, size_t len)
+{
+	int p[2], got;
+	pid_t pid;
+
+	if (pipe(p))
+		fail("pipe");
+	pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (!pid) {
+		close(p[0]);
+		fn(arg, res);
+		_exit(write(p[1], res, len) != (ssize_t)len);
+	}
+	close(p[1]);
+	got = read(p[0], res, len) == (ssize_t)len;
+	close(p[0]);
+	reap(pid);
+	return got;
 }
 
 #endif /* PTAGS_BENCH_H */
