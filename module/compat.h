@@ -55,8 +55,10 @@ static inline void ptags_inode_init_times(struct inode *inode)
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 14, 0)
 #define PTAGS_REVALIDATE_ARGS	struct inode *dir, const struct qstr *name, \
 				struct dentry *dentry, unsigned int flags
+#define PTAGS_REVALIDATE_NAME	name
 #else
 #define PTAGS_REVALIDATE_ARGS	struct dentry *dentry, unsigned int flags
+#define PTAGS_REVALIDATE_NAME	(&dentry->d_name)
 #endif
 
 /*

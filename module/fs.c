@@ -219,8 +219,11 @@ static int ptags_file_open(struct inode *inode, struct file *file)
 
 	if (!task)
 		return -ESRCH;
-	/* SPEC §3.1: hidepid=noaccess (and invisible) refuse reads. */
-	if ((file->f_mode & FMODE_READ) && !ptags_may_see(sbi, task)) {
+	/*
+	 * SPEC §3.1: hidepid=noaccess (and invisible) refuse reads, and a
+	 * write-only open too: "?NAME" and "-NAME" answer what a read would.
+	 */
+	if (!ptags_may_see(sbi, task)) {
 		put_task_struct(task);
 		return -EACCES;
 	}
@@ -862,14 +865,36 @@ static bool ptags_parse_pid(const struct qstr *name, pid_t *nr)
 	return true;
 }
 
+/*
+ * The process that the name @name of @sbi's root means now, referenced
+ * (its thread-group pid), or NULL: not a pid, no such process, exited,
+ * outside the mount's level or hidden from the caller.  A thread's name
+ * means its process (SPEC §2): one inode, found by the events of the
+ * process (SPEC §3.5), which the process's pid names.
+ */
+static struct pid *ptags_name_pid(const struct ptags_sb_info *sbi,
+				  const struct qstr *name)
+{
+	struct task_struct *task;
+	struct pid *pid;
+	pid_t nr;
+
+	if (!ptags_parse_pid(name, &nr))
+		return NULL;
+	rcu_read_lock();
+	pid = find_pid_ns(nr, sbi->ns);
+	task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
+	pid = ptags_task_alive(sbi, task) && !ptags_hidden(sbi, task) ?
+	      get_pid(task_tgid(task)) : NULL;
+	rcu_read_unlock();
+	return pid;
+}
+
 static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 				   unsigned int flags)
 {
-	struct ptags_sb_info *sbi = ptags_sb(dir->i_sb);
-	struct task_struct *task;
 	struct inode *inode;
 	struct pid *pid;
-	pid_t nr;
 
 	if (dentry->d_name.len == 4 && !memcmp(dentry->d_name.name, "self", 4)) {
 		inode = ptags_new_inode(dir->i_sb, S_IFLNK | 0777);
@@ -879,22 +904,9 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 		d_add(dentry, inode);
 		return NULL;
 	}
-	if (!ptags_parse_pid(&dentry->d_name, &nr))
-		return ERR_PTR(-ENOENT);
-
-	rcu_read_lock();
-	pid = find_pid_ns(nr, sbi->ns);
-	task = pid ? pid_task(pid, PIDTYPE_PID) : NULL;
-	/*
-	 * A thread's entry is its process's: one inode, found by the events
-	 * of the process (SPEC §3.5), which the process's pid names.
-	 */
-	pid = ptags_task_alive(sbi, task) && !ptags_hidden(sbi, task) ?
-	      get_pid(task_tgid(task)) : NULL;
-	rcu_read_unlock();
+	pid = ptags_name_pid(ptags_sb(dir->i_sb), &dentry->d_name);
 	if (!pid)
 		return ERR_PTR(-ENOENT);
-
 	inode = ptags_pid_inode(dir->i_sb, pid);
 	put_pid(pid);
 	if (!inode)
@@ -903,11 +915,16 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 	return NULL;
 }
 
-/* A cached entry stays valid only while its process lives (no pid reuse). */
+/*
+ * A cached name stays valid only while it still means the same process
+ * for this caller: a descriptor keeps its dentry alive past the exit of the
+ * thread it named, or past the exec that freed a non-leader's tid, and a new
+ * process may have that number now (SPEC §3.2).
+ */
 static int ptags_revalidate(PTAGS_REVALIDATE_ARGS)
 {
 	struct inode *inode;
-	struct task_struct *task;
+	struct pid *pid;
 	int valid;
 
 	if (flags & LOOKUP_RCU)
@@ -915,12 +932,9 @@ static int ptags_revalidate(PTAGS_REVALIDATE_ARGS)
 	inode = d_inode(dentry);
 	if (!inode || !S_ISREG(inode->i_mode))
 		return 1;
-	task = ptags_inode_task(inode);
-	if (!task)
-		return 0;
-	/* Another caller may not see what the dentry's finder saw. */
-	valid = !ptags_hidden(ptags_sb(inode->i_sb), task);
-	put_task_struct(task);
+	pid = ptags_name_pid(ptags_sb(inode->i_sb), PTAGS_REVALIDATE_NAME);
+	valid = pid && pid == inode->i_private;
+	put_pid(pid);
 	return valid;
 }
 

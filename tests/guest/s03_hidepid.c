@@ -171,6 +171,17 @@ int main(void)
 		v = wait_exit(-1);
 		ok(v == EACCES, "SPEC §3.1: hidepid=noaccess: the read is refused with EACCES (%s)",
 		   strerror(v));
+		/* "?b" would answer 0 or ENOENT: a write-only open reads too. */
+		fflush(stdout);
+		if (!fork()) {
+			if (become((void *)1000L))
+				_exit(100);
+			fd = open(path, O_WRONLY);
+			_exit(fd < 0 ? errno : 0);
+		}
+		v = wait_exit(-1);
+		ok(v == EACCES, "SPEC §3.1: hidepid=noaccess: a write-only open is refused too, so ?NAME cannot probe (%s)",
+		   strerror(v));
 	}
 
 	remount("hidepid=off");
