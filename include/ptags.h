@@ -327,7 +327,9 @@ struct ptags_proc {
 /*
  * ptags_list() - the tagged processes of the root (SPEC §3.2), sorted by
  * pid, each with its tags; with @query not NULL only those holding a tag
- * that matches it.  Processes that exit during the listing are left out.
+ * that matches it.  Processes that exit during the listing are left out,
+ * and so are those the caller may not read (a root mounted with
+ * hidepid=noaccess lists other users' processes but refuses their reads).
  * On success *@procs (free with ptags_list_free()) holds *@count entries.
  * Errors: -EINVAL invalid query, -ENODEV no ptags root, -ENOMEM, others.
  */

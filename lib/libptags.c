@@ -856,8 +856,12 @@ static int list_at(int dirfd, const char *query, int want_pidfds,
 		e->pidfd = -1;
 		err = list_one(dirfd, pids[i], want_pidfds ? &e->pidfd : NULL,
 			       &e->tags);
-		if (err == -ESRCH)
-			continue;	/* exited during the listing */
+		/*
+		 * Exited during the listing, or not ours to read (hidepid=
+		 * noaccess lists other users' processes but refuses reads).
+		 */
+		if (err == -ESRCH || err == -EACCES)
+			continue;
 		if (err)
 			break;
 		e->pid = pids[i];
@@ -870,7 +874,7 @@ static int list_at(int dirfd, const char *query, int want_pidfds,
 		}
 	}
 	free(pids);
-	if (err && err != -ESRCH) {
+	if (err && err != -ESRCH && err != -EACCES) {
 		ptags_listing_free(l);
 		return err;
 	}

@@ -6,6 +6,8 @@
  */
 #include "guest.h"
 
+#include "ptags.h"
+
 #include <dirent.h>
 #include <sys/mount.h>
 #include <sys/stat.h>
@@ -182,6 +184,26 @@ int main(void)
 		v = wait_exit(-1);
 		ok(v == EACCES, "SPEC §3.1: hidepid=noaccess: a write-only open is refused too, so ?NAME cannot probe (%s)",
 		   strerror(v));
+		/* libptags lists what it may read, as ptags ps must. */
+		fflush(stdout);
+		if (!fork()) {
+			struct ptags_listing *l = NULL;
+			struct ptags_root *root;
+			int e;
+
+			if (become((void *)1000L))
+				_exit(100);
+			e = ptags_root_openat(AT_FDCWD, MNT, 0, &root);
+			e = e ?: ptags_root_list(root, NULL, 0, &l);
+			if (e)
+				_exit(-e);
+			e = ptags_listing_count(l) == 1 &&
+			    ptags_listing_pid(l, 0) == mine ? 0 : 101;
+			_exit(e);
+		}
+		v = wait_exit(-1);
+		ok(v == 0, "hidepid=noaccess: uid 1000's ptags_root_list() succeeds with its own process only (%s)",
+		   v == 101 ? "other processes" : strerror(v));
 	}
 
 	remount("hidepid=off");
