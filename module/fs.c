@@ -25,6 +25,7 @@
 #include <linux/poll.h>
 #include <linux/proc_fs.h>
 #include <linux/rculist.h>
+#include <linux/rhashtable.h>
 #include <linux/sched/signal.h>
 #include <linux/sched/task.h>
 #include <linux/seq_file.h>
@@ -41,7 +42,13 @@
 
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */
 #define PTAGS_PID_NAME_MAX	sizeof("4294967295")
-/* Inode numbers a listing reports for pid entries: above those of "." etc. */
+/*
+ * Inode numbers, the same in a listing and in stat(): the root, "self", the
+ * mount's anonymous inode, and one per process, above those.
+ */
+#define PTAGS_INO_ROOT		1
+#define PTAGS_INO_SELF		2
+#define PTAGS_INO_ANON		3
 #define PTAGS_INO_PID(nr)	((u64)(nr) + 16)
 
 /*
@@ -55,15 +62,12 @@ struct ptags_file {
 	size_t snap_len;
 	bool have_snap;
 	u64 seen;			/* SPEC §3.5: stamp last read at 0 */
-	unsigned long polled;		/* bit 0: counted in ptags_pollers */
+	unsigned long polled;		/* bit 0: counted in its sb's pollers */
 	/* SPEC §5.5, for files opened for writing: */
 	struct pid *opener;		/* the opener's thread-group id */
 	struct pt_set *opener_set;	/* its permission tags at open */
 	bool opener_priv;		/* its privilege when it opened it */
 };
-
-/* Open entries that were ever polled (SPEC §3.5: see ptags_watched()). */
-static atomic_t ptags_pollers = ATOMIC_INIT(0);
 
 /* What an open /proc/ptags directory remembers: the listing's snapshot. */
 struct ptags_dir {
@@ -88,8 +92,10 @@ struct ptags_sb_info {
 	enum ptags_hidepid hidepid;
 	kgid_t gid;			/* exempt from hidepid */
 	struct super_block *sb;
-	struct list_head node;		/* in ptags_sbs while mounted */
+	struct ptags_scope *scope;	/* while mounted (ptags_notify()) */
+	struct list_head node;		/* in the scope's list, RCU */
 	struct inode *anon;		/* never in the tree (ptags_notify()) */
+	atomic_t pollers;		/* open entries ever polled (SPEC §3.5) */
 };
 
 /*
@@ -261,7 +267,7 @@ static int ptags_file_release(struct inode *inode, struct file *file)
 	struct ptags_file *f = file->private_data;
 
 	if (test_bit(0, &f->polled))
-		atomic_dec(&ptags_pollers);
+		atomic_dec(&ptags_sb(inode->i_sb)->pollers);
 	kvfree(f->snap);
 	pt_set_put(f->opener_set);
 	put_pid(f->opener);
@@ -488,7 +494,7 @@ out:
  * -EPERM when a change is not allowed (SPEC §5);
  * -ENOENT when "!" names an absent tag or "?" matches nothing;
  * -ECANCELED when max_tags or max_bytes would be exceeded, or a set would be
- * started beyond max_levels (SPEC §12);
+ * started at a level of depth max_levels or more (SPEC §12);
  * -EINTR when a fatal signal arrived; nothing changed;
  * -ENOMEM; -EFAULT;
  * -ESRCH when the process has exited.
@@ -559,7 +565,7 @@ static __poll_t ptags_file_poll(struct file *file, poll_table *pt)
 	__poll_t mask = EPOLLIN | EPOLLRDNORM | EPOLLOUT | EPOLLWRNORM;
 
 	if (!test_and_set_bit(0, &f->polled)) {
-		atomic_inc(&ptags_pollers);
+		atomic_inc(&ptags_sb(inode->i_sb)->pollers);
 		/* Counted before the stamp is read: pairs with the writers. */
 		smp_mb__after_atomic();
 	}
@@ -609,13 +615,14 @@ static const struct inode_operations ptags_self_iops = {
 	.get_link = ptags_self_get_link,
 };
 
-static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode)
+static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode,
+				     unsigned long ino)
 {
 	struct inode *inode = new_inode(sb);
 
 	if (!inode)
 		return NULL;
-	inode->i_ino = get_next_ino();
+	inode->i_ino = ino;
 	inode->i_mode = mode;
 	ptags_inode_init_times(inode);
 	return inode;
@@ -624,25 +631,138 @@ static struct inode *ptags_new_inode(struct super_block *sb, umode_t mode)
 /*
  * Watching (SPEC §3.5).  Every change of a process's tags is an event of its
  * table entry (table.c), which queues the entry, at most once at a time, to
- * one worker when someone might watch: an open entry was polled, or a mount has
- * fsnotify marks.  The worker calls ptags_notify(), in process context, which
- * tells each mount's directory (IN_CREATE, IN_MODIFY, IN_DELETE with the pid
- * as name) and the process's inode there, if it exists (IN_MODIFY, and
- * POLLPRI for its open files).  Nothing is allocated per event: a storm of
- * changes coalesces in the entries, and inotify's queue limit is the only
- * queue.  A process's exit reaches its inodes through the pid's wait_pidfd
- * queue, as a pidfd's poll does: IN_DELETE_SELF and POLLHUP, tagged or not.
+ * one worker when someone might watch: an open entry of a mount that shows
+ * it was polled, or such a mount has fsnotify marks.  The worker calls
+ * ptags_notify(), in process context, which tells each such mount's
+ * directory (IN_CREATE, IN_MODIFY, IN_DELETE with the pid as name) and the
+ * process's inode there, if it exists (IN_MODIFY, and POLLPRI for its open
+ * files).  Nothing is allocated per event: a storm of changes coalesces in
+ * the entries, and inotify's queue limit is the only queue.  A process's
+ * exit reaches its inodes through the pid's wait_pidfd queue, as a pidfd's
+ * poll does: IN_DELETE_SELF and POLLHUP, tagged or not.
+ *
+ * Any user can make mounts (a user namespace of its own can), so mounts are
+ * kept by scope, a (level, pid namespace) pair: a process's change concerns
+ * only the scopes of its level and of the pid namespaces it is in, at most
+ * 1 + MAX_PID_NS_LEVEL of them, and a scope holds at most PTAGS_SCOPE_MAX
+ * superblocks.  So the mounts of one user cost the hooks and the worker
+ * nothing for processes outside that user's namespaces, and the worker's
+ * work for one event is bounded.
  */
 static struct kmem_cache *ptags_inode_cache;
-static LIST_HEAD(ptags_sbs);			/* RCU; writers hold: */
-static DEFINE_MUTEX(ptags_sbs_lock);		/* also held by ptags_notify() */
+/*
+ * The exit works run here: an exit work may drop its inode's last reference
+ * itself, after which nothing waits for it but destroy_workqueue() at unload,
+ * once it has returned from the module's code.
+ */
+static struct workqueue_struct *ptags_exit_wq;
+static DEFINE_MUTEX(ptags_sbs_lock);	/* changes scopes; ptags_notify() */
+
+struct ptags_scope_key {
+	const struct user_namespace *level;
+	const struct pid_namespace *ns;
+};
+
+struct ptags_scope {
+	struct rhash_head node;		/* in ptags_scopes */
+	struct ptags_scope_key key;	/* pinned by the superblocks' sbi */
+	struct list_head sbs;		/* RCU; writers hold ptags_sbs_lock */
+	unsigned int n;
+	struct rcu_head rcu;
+};
+
+static const struct rhashtable_params ptags_scope_params = {
+	.key_len = sizeof(struct ptags_scope_key),
+	.key_offset = offsetof(struct ptags_scope, key),
+	.head_offset = offsetof(struct ptags_scope, node),
+	.automatic_shrinking = true,
+};
+
+static struct rhashtable ptags_scopes;
 
 /*
- * Mounts the hooks look at before they leave the question to the worker:
- * any user may make many (a user namespace of their own can mount), and
- * the hooks run with preemption disabled.
+ * Superblocks per scope: every "mount -t ptags" and every fsmount(2) is one
+ * (a bind mount is not).  Beyond it, mounting fails with ENOSPC.
+ */
+#define PTAGS_SCOPE_MAX		64
+
+/*
+ * Superblocks of a scope the hooks look at before they leave the question
+ * to the worker: they run with preemption disabled.
  */
 #define PTAGS_WATCH_SB_WALK	8
+
+/* The scope of @level and @ns; under rcu_read_lock() or ptags_sbs_lock. */
+static struct ptags_scope *ptags_scope_find(const struct user_namespace *level,
+					    const struct pid_namespace *ns)
+{
+	struct ptags_scope_key key = { .level = level, .ns = ns };
+
+	return rhashtable_lookup(&ptags_scopes, &key, ptags_scope_params);
+}
+
+/* Before the hooks run, since they call ptags_watched(), and after. */
+int ptags_scopes_init(void)
+{
+	return rhashtable_init(&ptags_scopes, &ptags_scope_params);
+}
+
+void ptags_scopes_uninit(void)
+{
+	rhashtable_destroy(&ptags_scopes);	/* empty: nothing is mounted */
+}
+
+/* Make @sbi's mount one of its scope's; 0, -ENOSPC or -ENOMEM. */
+static int ptags_scope_join(struct ptags_sb_info *sbi)
+{
+	struct ptags_scope *scope;
+	int err = 0;
+
+	mutex_lock(&ptags_sbs_lock);
+	rcu_read_lock();
+	scope = ptags_scope_find(sbi->level, sbi->ns);
+	rcu_read_unlock();
+	if (!scope) {
+		scope = kzalloc(sizeof(*scope), GFP_KERNEL_ACCOUNT);
+		if (!scope) {
+			err = -ENOMEM;
+			goto out;
+		}
+		scope->key.level = sbi->level;
+		scope->key.ns = sbi->ns;
+		INIT_LIST_HEAD(&scope->sbs);
+		err = rhashtable_insert_fast(&ptags_scopes, &scope->node,
+					     ptags_scope_params);
+		if (err) {
+			kfree(scope);
+			goto out;
+		}
+	} else if (scope->n >= PTAGS_SCOPE_MAX) {
+		err = -ENOSPC;
+		goto out;
+	}
+	scope->n++;
+	sbi->scope = scope;
+	list_add_tail_rcu(&sbi->node, &scope->sbs);
+out:
+	mutex_unlock(&ptags_sbs_lock);
+	return err;
+}
+
+static void ptags_scope_leave(struct ptags_sb_info *sbi)
+{
+	struct ptags_scope *scope = sbi->scope;
+
+	mutex_lock(&ptags_sbs_lock);
+	list_del_rcu(&sbi->node);
+	if (!--scope->n) {
+		rhashtable_remove_fast(&ptags_scopes, &scope->node,
+				       ptags_scope_params);
+		kfree_rcu(scope, rcu);
+	}
+	mutex_unlock(&ptags_sbs_lock);
+	synchronize_rcu();	/* ptags_watched() is done with @sbi */
+}
 
 static struct inode *ptags_alloc_inode(struct super_block *sb)
 {
@@ -689,7 +809,7 @@ static int ptags_exit_wake(struct wait_queue_entry *wait, unsigned int mode,
 	alive = task && atomic_read(&task->signal->live);
 	rcu_read_unlock();
 	if (!alive && !test_and_set_bit(0, &pi->exited))
-		queue_work(system_unbound_wq, &pi->exit_work);
+		queue_work(ptags_exit_wq, &pi->exit_work);
 	return 0;
 }
 
@@ -715,7 +835,8 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 	if (!inode || !ptags_inode_is_new(inode))
 		return inode;
 	pi = ptags_i(inode);
-	inode->i_ino = get_next_ino();
+	/* What a listing reports (ptags_readdir()): one number per process. */
+	inode->i_ino = PTAGS_INO_PID(pid_nr_ns(pid, ptags_sb(sb)->ns));
 	inode->i_mode = S_IFREG | 0666;
 	ptags_inode_init_times(inode);
 	inode->i_fop = &ptags_file_fops;
@@ -729,27 +850,40 @@ static struct inode *ptags_pid_inode(struct super_block *sb, struct pid *pid)
 }
 
 /**
- * ptags_watched - might anyone see an event now?
+ * ptags_watched - might anyone see an event of a process now?
+ * @pid: the process (its thread-group pid; NULL once it was unhashed)
+ * @level: the level of the set that changed (SPEC §12)
  *
- * Cheap, and callable from the hooks (preemption disabled): true while an
- * open entry has been polled or a mount has fsnotify marks (an inotify
- * watch on its directory or on an entry).  The caller has published the
- * change and its stamp before, with a full barrier: a poller counted too
- * late reads the new stamp itself (ptags_file_poll()).
+ * Cheap, and callable from the hooks (preemption disabled): true while a
+ * mount that may show the process at @level (one of a pid namespace the
+ * process is in) has an open entry that was polled, or fsnotify marks (an
+ * inotify watch on its directory or on an entry).  The caller has published
+ * the change and its stamp before, with a full barrier: a poller counted
+ * too late reads the new stamp itself (ptags_file_poll()).
  */
-bool ptags_watched(void)
+bool ptags_watched(struct pid *pid, const struct user_namespace *level)
 {
 	struct ptags_sb_info *sbi;
-	unsigned int n = 0;
-	bool watched = atomic_read(&ptags_pollers);
+	struct ptags_scope *scope;
+	bool watched = false;
+	unsigned int i, n;
 
+	if (!pid)
+		return false;	/* an exiting process nobody can name */
 	rcu_read_lock();
-	list_for_each_entry_rcu(sbi, &ptags_sbs, node) {
-		if (watched)
-			break;
-		/* Too many to look at here: the worker will. */
-		watched = ++n > PTAGS_WATCH_SB_WALK ||
-			  ptags_sb_watched(sbi->sb);
+	for (i = 0; i <= pid->level && !watched; i++) {
+		scope = ptags_scope_find(level, pid->numbers[i].ns);
+		if (!scope)
+			continue;
+		n = 0;
+		list_for_each_entry_rcu(sbi, &scope->sbs, node) {
+			/* Too many to look at here: the worker will. */
+			watched = ++n > PTAGS_WATCH_SB_WALK ||
+				  atomic_read(&sbi->pollers) ||
+				  ptags_sb_watched(sbi->sb);
+			if (watched)
+				break;
+		}
 	}
 	rcu_read_unlock();
 	return watched;
@@ -769,6 +903,58 @@ static bool ptags_pid_outside(struct pid *pid,
 	return outside;
 }
 
+/* Tell the watchers of @sbi's mount, where @pid is @nr, of @events. */
+static void ptags_notify_sb(struct ptags_sb_info *sbi, struct pid *pid,
+			    pid_t nr, unsigned int events)
+{
+	char buf[PTAGS_PID_NAME_MAX];
+	struct inode *dir, *inode;
+	bool shown, shown_modify;
+	struct qstr name;
+
+	/* An exit is the entry's IN_DELETE_SELF (ptags_exit_wake()). */
+	inode = events & (PTAGS_EV_CREATE | PTAGS_EV_MODIFY) ?
+		ilookup5(sbi->sb, (unsigned long)pid,
+			 ptags_inode_test, pid) : NULL;
+	if (inode)
+		wake_up_interruptible_poll(&ptags_i(inode)->changes,
+					   EPOLLPRI);
+	shown = READ_ONCE(sbi->hidepid) != PTAGS_HIDEPID_INVISIBLE;
+	dir = d_inode(sbi->sb->s_root);
+	name.name = buf;
+	name.len = snprintf(buf, sizeof(buf), "%d", nr);
+	name.hash = 0;
+	if (events & PTAGS_EV_CREATE) {
+		if (shown)
+			fsnotify_name(FS_CREATE, dir, FSNOTIFY_EVENT_INODE,
+				      dir, &name, 0);
+		if (inode)
+			fsnotify_inode(inode, FS_MODIFY);
+	}
+	/* Untagged: the directory says IN_DELETE, not IN_MODIFY. */
+	if (events & PTAGS_EV_DELETE)
+		shown_modify = false;
+	else
+		shown_modify = shown;
+	if ((events & PTAGS_EV_MODIFY) && shown_modify) {
+		/*
+		 * An event on a child: the directory's watchers get
+		 * it with the name, the entry's (if it exists) without.
+		 * Without an entry inode, the mount's anonymous one
+		 * stands in: nobody can watch it.
+		 */
+		fsnotify(FS_MODIFY | FS_EVENT_ON_CHILD,
+			 inode ? inode : sbi->anon, FSNOTIFY_EVENT_INODE,
+			 dir, &name, inode ? inode : sbi->anon, 0);
+	} else if ((events & PTAGS_EV_MODIFY) && inode) {
+		fsnotify_inode(inode, FS_MODIFY);
+	}
+	if ((events & PTAGS_EV_DELETE) && shown)
+		fsnotify_name(FS_DELETE, dir, FSNOTIFY_EVENT_INODE, dir,
+			      &name, 0);
+	iput(inode);
+}
+
 /**
  * ptags_notify - tell the watchers of every mount of a level about a change
  * @pid: the process (its thread-group pid)
@@ -781,67 +967,29 @@ static bool ptags_pid_outside(struct pid *pid,
 void ptags_notify(struct pid *pid, const struct user_namespace *level,
 		  unsigned int events)
 {
-	char buf[PTAGS_PID_NAME_MAX];
+	struct ptags_scope *scope;
 	struct ptags_sb_info *sbi;
-	struct inode *dir, *inode;
-	bool shown, shown_modify;
-	struct qstr name;
+	unsigned int i;
 	pid_t nr;
 
 	/* A process that left the level is not seen there (SPEC §12). */
-	if (level != &init_user_ns && ptags_pid_outside(pid, level))
+	if (!pid || (level != &init_user_ns && ptags_pid_outside(pid, level)))
 		return;
 	mutex_lock(&ptags_sbs_lock);
-	list_for_each_entry(sbi, &ptags_sbs, node) {
-		cond_resched();
-		if (sbi->level != level)
+	for (i = 0; i <= pid->level; i++) {
+		rcu_read_lock();
+		scope = ptags_scope_find(level, pid->numbers[i].ns);
+		rcu_read_unlock();
+		if (!scope)
 			continue;
-		if (!atomic_read(&ptags_pollers) && !ptags_sb_watched(sbi->sb))
-			continue;	/* nobody to tell here */
-		nr = pid_nr_ns(pid, sbi->ns);
-		if (nr <= 0)
-			continue;
-		/* An exit is the entry's IN_DELETE_SELF (ptags_exit_wake()). */
-		inode = events & (PTAGS_EV_CREATE | PTAGS_EV_MODIFY) ?
-			ilookup5(sbi->sb, (unsigned long)pid,
-				 ptags_inode_test, pid) : NULL;
-		if (inode)
-			wake_up_interruptible_poll(&ptags_i(inode)->changes,
-						   EPOLLPRI);
-		shown = READ_ONCE(sbi->hidepid) != PTAGS_HIDEPID_INVISIBLE;
-		dir = d_inode(sbi->sb->s_root);
-		name.name = buf;
-		name.len = snprintf(buf, sizeof(buf), "%d", nr);
-		name.hash = 0;
-		if (events & PTAGS_EV_CREATE) {
-			if (shown)
-				fsnotify_name(FS_CREATE, dir, FSNOTIFY_EVENT_INODE,
-					      dir, &name, 0);
-			if (inode)
-				fsnotify_inode(inode, FS_MODIFY);
+		nr = pid->numbers[i].nr;
+		list_for_each_entry(sbi, &scope->sbs, node) {
+			cond_resched();
+			if (!atomic_read(&sbi->pollers) &&
+			    !ptags_sb_watched(sbi->sb))
+				continue;	/* nobody to tell here */
+			ptags_notify_sb(sbi, pid, nr, events);
 		}
-		/* Untagged: the directory says IN_DELETE, not IN_MODIFY. */
-		if (events & PTAGS_EV_DELETE)
-			shown_modify = false;
-		else
-			shown_modify = shown;
-		if ((events & PTAGS_EV_MODIFY) && shown_modify) {
-			/*
-			 * An event on a child: the directory's watchers get
-			 * it with the name, the entry's (if it exists) without.
-			 * Without an entry inode, the mount's anonymous one
-			 * stands in: nobody can watch it.
-			 */
-			fsnotify(FS_MODIFY | FS_EVENT_ON_CHILD,
-				 inode ? inode : sbi->anon, FSNOTIFY_EVENT_INODE,
-				 dir, &name, inode ? inode : sbi->anon, 0);
-		} else if ((events & PTAGS_EV_MODIFY) && inode) {
-			fsnotify_inode(inode, FS_MODIFY);
-		}
-		if ((events & PTAGS_EV_DELETE) && shown)
-			fsnotify_name(FS_DELETE, dir, FSNOTIFY_EVENT_INODE, dir,
-				      &name, 0);
-		iput(inode);
 	}
 	mutex_unlock(&ptags_sbs_lock);
 }
@@ -897,7 +1045,8 @@ static struct dentry *ptags_lookup(struct inode *dir, struct dentry *dentry,
 	struct pid *pid;
 
 	if (dentry->d_name.len == 4 && !memcmp(dentry->d_name.name, "self", 4)) {
-		inode = ptags_new_inode(dir->i_sb, S_IFLNK | 0777);
+		inode = ptags_new_inode(dir->i_sb, S_IFLNK | 0777,
+					PTAGS_INO_SELF);
 		if (!inode)
 			return ERR_PTR(-ENOMEM);
 		inode->i_op = &ptags_self_iops;
@@ -1012,7 +1161,7 @@ static int ptags_readdir(struct file *file, struct dir_context *ctx)
 	if (!dir_emit_dots(file, ctx))
 		return 0;
 	if (ctx->pos == 2) {
-		if (!dir_emit(ctx, "self", 4, 2, DT_LNK))
+		if (!dir_emit(ctx, "self", 4, PTAGS_INO_SELF, DT_LNK))
 			return 0;
 		ctx->pos++;
 	}
@@ -1144,6 +1293,7 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 	struct ptags_fs_ctx *ctx = fc->fs_private;
 	struct ptags_sb_info *sbi;
 	struct inode *root;
+	int err;
 
 	sbi = kzalloc(sizeof(*sbi), GFP_KERNEL_ACCOUNT);
 	if (!sbi)
@@ -1162,7 +1312,7 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 	sb->s_time_gran = 1;
 	sb->s_iflags |= SB_I_NOEXEC | SB_I_NODEV;
 
-	root = ptags_new_inode(sb, S_IFDIR | 0555);
+	root = ptags_new_inode(sb, S_IFDIR | 0555, PTAGS_INO_ROOT);
 	if (!root)
 		return -ENOMEM;
 	root->i_op = &ptags_dir_iops;
@@ -1173,13 +1323,15 @@ static int ptags_fill_super(struct super_block *sb, struct fs_context *fc)
 		return -ENOMEM;
 	if (!READ_ONCE(ptags_ready))
 		WRITE_ONCE(ptags_mounted_early, true);
-	sbi->anon = ptags_new_inode(sb, S_IFREG);
+	sbi->anon = ptags_new_inode(sb, S_IFREG, PTAGS_INO_ANON);
 	if (!sbi->anon)
 		return -ENOMEM;
+	err = ptags_scope_join(sbi);
+	if (err) {
+		iput(sbi->anon);
+		return err;
+	}
 	sbi->sb = sb;
-	mutex_lock(&ptags_sbs_lock);
-	list_add_tail_rcu(&sbi->node, &ptags_sbs);
-	mutex_unlock(&ptags_sbs_lock);
 	return 0;
 }
 
@@ -1339,10 +1491,7 @@ static void ptags_kill_sb(struct super_block *sb)
 	struct ptags_sb_info *sbi = ptags_sb(sb);
 
 	if (sbi && sbi->sb) {
-		mutex_lock(&ptags_sbs_lock);
-		list_del_rcu(&sbi->node);
-		mutex_unlock(&ptags_sbs_lock);
-		synchronize_rcu();	/* ptags_watched() is done with it */
+		ptags_scope_leave(sbi);
 		iput(sbi->anon);
 	}
 	kill_anon_super(sb);
@@ -1444,12 +1593,17 @@ int ptags_fs_init(void)
 		spin_lock_init(&ptags_turns[i].lock);
 		INIT_LIST_HEAD(&ptags_turns[i].queue);
 	}
+	ptags_exit_wq = alloc_workqueue("ptags_exit", WQ_UNBOUND, 0);
+	if (!ptags_exit_wq)
+		return -ENOMEM;
 	ptags_inode_cache = kmem_cache_create("ptags_inode",
 					      sizeof(struct ptags_inode), 0,
 					      SLAB_RECLAIM_ACCOUNT | SLAB_ACCOUNT,
 					      ptags_inode_once);
-	if (!ptags_inode_cache)
-		return -ENOMEM;
+	if (!ptags_inode_cache) {
+		err = -ENOMEM;
+		goto err_wq;
+	}
 
 	/* NULL when the name exists already (or, unlikely, out of memory). */
 	if (!proc_create_mount_point("ptags")) {
@@ -1493,6 +1647,8 @@ err_proc:
 err_cache:
 	rcu_barrier();		/* inodes are freed after a grace period */
 	kmem_cache_destroy(ptags_inode_cache);
+err_wq:
+	destroy_workqueue(ptags_exit_wq);
 	return err;
 }
 
@@ -1503,4 +1659,5 @@ void ptags_fs_uninit(void)
 	remove_proc_entry("ptags", NULL);
 	rcu_barrier();		/* inodes are freed after a grace period */
 	kmem_cache_destroy(ptags_inode_cache);
+	destroy_workqueue(ptags_exit_wq);	/* exit works have returned */
 }

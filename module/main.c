@@ -2,8 +2,9 @@
 /*
  * ptags: tamper-proof tags for processes, as a loadable module.
  *
- * Load order: counters, the process table, the life-cycle hooks, then the
- * file system (which mounts /proc/ptags).  Unload runs the reverse; it can
+ * Load order: counters, the process table, the watched mounts' registry
+ * (which the hooks ask), the life-cycle hooks, then the file system (which
+ * mounts /proc/ptags).  Unload runs the reverse; it can
  * only start once every ptags mount is gone, so no file is open and only
  * the hooks still touch the table.
  */
@@ -26,9 +27,12 @@ static int __init ptags_init(void)
 	err = ptags_table_init();
 	if (err)
 		goto err_sets;
-	err = ptags_hooks_init();
+	err = ptags_scopes_init();
 	if (err)
 		goto err_table;
+	err = ptags_hooks_init();
+	if (err)
+		goto err_scopes;
 	err = ptags_fs_init();
 	if (err)
 		goto err_hooks;
@@ -36,6 +40,8 @@ static int __init ptags_init(void)
 
 err_hooks:
 	ptags_hooks_uninit();
+err_scopes:
+	ptags_scopes_uninit();
 err_table:
 	ptags_table_uninit();
 err_sets:
@@ -49,7 +55,8 @@ static void __exit ptags_exit(void)
 {
 	ptags_fs_uninit();
 	ptags_hooks_uninit();
-	ptags_table_uninit();
+	ptags_table_uninit();	/* the watch worker is done with the scopes */
+	ptags_scopes_uninit();
 	ptags_sets_uninit();
 	ptags_stats_uninit();
 }

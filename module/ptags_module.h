@@ -70,7 +70,9 @@ void ptags_hooks_uninit(void);
 /* fs.c */
 int ptags_fs_init(void);
 void ptags_fs_uninit(void);
-bool ptags_watched(void);
+int ptags_scopes_init(void);
+void ptags_scopes_uninit(void);
+bool ptags_watched(struct pid *pid, const struct user_namespace *level);
 void ptags_notify(struct pid *pid, const struct user_namespace *level,
 		  unsigned int events);
 
@@ -94,6 +96,7 @@ struct ptags_stats {
 	atomic64_t refused;
 	atomic64_t killed;
 	atomic64_t memory;
+	atomic64_t watch_queued;	/* entries handed to the watch worker */
 };
 
 extern struct ptags_stats ptags_stats;

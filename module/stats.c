@@ -26,7 +26,7 @@ MODULE_PARM_DESC(max_write, "Largest write(2) to /proc/ptags/PID, in bytes");
 
 unsigned int ptags_max_levels = PTAGS_DEFAULT_MAX_LEVELS;
 module_param_named(max_levels, ptags_max_levels, uint, 0644);
-MODULE_PARM_DESC(max_levels, "Most levels (user namespaces) at which one process is tagged");
+MODULE_PARM_DESC(max_levels, "Levels (user namespaces) of depth 0 to max_levels - 1 may hold tags");
 
 struct ptags_stats ptags_stats;
 
@@ -49,6 +49,7 @@ PTAGS_STAT(pruned);
 PTAGS_STAT(refused);
 PTAGS_STAT(killed);
 PTAGS_STAT(memory);
+PTAGS_STAT(watch_queued);
 
 static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_live_sets.attr,
@@ -59,6 +60,7 @@ static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_refused.attr,
 	&ptags_attr_killed.attr,
 	&ptags_attr_memory.attr,
+	&ptags_attr_watch_queued.attr,
 	NULL,
 };
 

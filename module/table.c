@@ -37,6 +37,7 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/percpu.h>
+#include <linux/rcupdate.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/rculist_bl.h>
@@ -248,16 +249,14 @@ static void ptags_shard_unlink(struct ptags_proc *proc)
 
 /*
  * Link @proc unless its process already has a live entry at its level
- * (-EEXIST) or, with @max_levels not 0, already has @max_levels live
- * entries (-ECANCELED, SPEC §12).  A process counts as tagged from its first
- * linked entry to the unlinking of its last (ptags_proc_delete()).
+ * (-EEXIST).  A process counts as tagged from its first linked entry to the
+ * unlinking of its last (ptags_proc_delete()).
  */
-static int ptags_proc_insert(struct ptags_proc *proc, unsigned int max_levels)
+static int ptags_proc_insert(struct ptags_proc *proc)
 {
 	struct hlist_bl_head *b = ptags_bucket(proc->key);
 	struct hlist_bl_node *pos;
 	struct ptags_proc *other;
-	unsigned int levels = 0;
 	bool first = true;
 	int err = 0;
 
@@ -272,10 +271,7 @@ static int ptags_proc_insert(struct ptags_proc *proc, unsigned int max_levels)
 			err = -EEXIST;
 			break;
 		}
-		levels++;
 	}
-	if (!err && max_levels && levels >= max_levels)
-		err = -ECANCELED;
 	if (!err) {
 		hlist_bl_add_head_rcu(&proc->node, b);
 		ptags_shard_link(proc);
@@ -388,11 +384,12 @@ static DECLARE_WORK(ptags_watch_work, ptags_watch_run);
 /* Record @ev for the watchers, if any may be; under @proc's lock, live. */
 static void ptags_proc_event(struct ptags_proc *proc, unsigned int ev)
 {
-	if (!ptags_watched())
+	if (!ptags_watched(proc->tgid, proc->level))
 		return;
 	if (atomic_fetch_or(ev | PTAGS_W_QUEUED, &proc->watch) & PTAGS_W_QUEUED)
 		return;
 	llist_add(&proc->wnode, &ptags_watch_queue);
+	ptags_count(&ptags_stats.watch_queued, 1);
 	queue_work(system_unbound_wq, &ptags_watch_work);
 }
 
@@ -443,7 +440,7 @@ static void ptags_proc_created(struct ptags_proc *proc)
 {
 	/* The new entry, then who watches it: see ptags_watched(). */
 	smp_mb();
-	if (!ptags_watched())
+	if (!ptags_watched(proc->tgid, proc->level))
 		return;
 	raw_spin_lock(&proc->lock);
 	if (!ptags_proc_dead(proc))
@@ -617,6 +614,18 @@ int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
 		return 0;
 
 	/*
+	 * SPEC §12: max_levels bounds the levels a process carries as a depth,
+	 * which depends on @level alone: a process's sets are all on its own
+	 * chain of user namespaces, one per depth, so it carries at most
+	 * max_levels of them, and no set at another level decides whether
+	 * this one may start (docs/SECURITY.md §2.17).
+	 */
+	if (level->level >= (READ_ONCE(ptags_max_levels) ?: 1)) {
+		pt_set_put(new);
+		return -ECANCELED;
+	}
+
+	/*
 	 * A process that its parent's fork hook has not seen yet would get an
 	 * entry the hook then cannot insert: it does not exist for us yet.
 	 */
@@ -632,7 +641,7 @@ int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
 	/* Once linked, an exit may free it: look at it under RCU only. */
 	rcu_read_lock();
 	ptags_proc_init(proc, task, level, new, ptags_stamp_next());
-	err = ptags_proc_insert(proc, READ_ONCE(ptags_max_levels) ?: 1);
+	err = ptags_proc_insert(proc);
 	if (!err)
 		ptags_proc_created(proc);
 	rcu_read_unlock();
@@ -661,13 +670,15 @@ int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
  * PREEMPT_RT kernel allows no sleeping lock, so not send_sig()): the child
  * kills itself from its own context, by a task_work that runs when it
  * first returns to user mode, before its first instruction there.  The
- * works are preallocated slots; each holds a module reference until it ran
- * (its last call, so nothing of the module runs after the put).
+ * works are preallocated slots; each holds a module reference until it ran.
+ * The put is the work's last call, but its return is still module code:
+ * unload waits for that with an RCU-tasks grace period (ptags_table_uninit()).
  */
 #define PTAGS_KILL_SLOTS	4096	/* 64 KiB */
 
 static struct callback_head ptags_kills[PTAGS_KILL_SLOTS];
 static DECLARE_BITMAP(ptags_kill_busy, PTAGS_KILL_SLOTS);
+static bool ptags_kill_used;	/* a kill work was ever queued */
 
 static void ptags_kill_run(struct callback_head *work)
 {
@@ -693,6 +704,7 @@ static void ptags_kill_new(struct task_struct *child)
 			break;
 		}
 		init_task_work(&ptags_kills[i], ptags_kill_run);
+		WRITE_ONCE(ptags_kill_used, true);
 		if (!task_work_add(child, &ptags_kills[i], TWA_RESUME))
 			return;
 		clear_bit(i, ptags_kill_busy);
@@ -720,7 +732,7 @@ static int ptags_fork_level(struct task_struct *child,
 	if (!proc)
 		return -ENOMEM;
 	/* -EEXIST cannot happen for a new process; free it anyway. */
-	if (ptags_proc_insert(ptags_proc_init(proc, child, level, set, 1), 0)) {
+	if (ptags_proc_insert(ptags_proc_init(proc, child, level, set, 1))) {
 		call_rcu(&proc->rcu, ptags_proc_discard_rcu);
 		return -EEXIST;
 	}
@@ -905,6 +917,9 @@ static long ptags_table_collect(struct pid_namespace *ns,
  * @n: receives its length
  *
  * A process that stays tagged during the whole call appears exactly once.
+ * Return: 0, -ENOMEM, or -EINTR when a fatal signal arrived (SPEC §3.2: a
+ * listing races with tagging; every retry doubles the array, so a listing
+ * tries at most a few times and can always be killed).
  */
 int ptags_table_pids(struct pid_namespace *ns,
 		     const struct user_namespace *level, u32 **pids,
@@ -912,12 +927,16 @@ int ptags_table_pids(struct pid_namespace *ns,
 {
 	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
 	u32 *buf, *out = NULL;
-	unsigned int cap;
+	unsigned int cap = 0;
 	long got;
 
 	for (;;) {
-		cap = atomic64_read(&ptags_stats.tagged_processes) +
-		      PTAGS_COLLECT_SLACK;
+		if (fatal_signal_pending(current))
+			return -EINTR;
+		/* One tgid per process of a pid namespace at most. */
+		cap = clamp_t(u64, atomic64_read(&ptags_stats.tagged_processes) +
+			      PTAGS_COLLECT_SLACK, 2ULL * cap,
+			      PID_MAX_LIMIT + PTAGS_COLLECT_SLACK);
 		buf = kvmalloc_array(cap, sizeof(*buf), gfp);
 		if (!buf)
 			return -ENOMEM;
@@ -997,6 +1016,20 @@ void ptags_table_uninit(void)
 	 */
 	while (!bitmap_empty(ptags_kill_busy, PTAGS_KILL_SLOTS))
 		msleep(20);
+	/*
+	 * A kill work may still be between its module_put() and its return:
+	 * preempted there, its task has not switched voluntarily since.
+	 * Without kernel preemption it cannot be preempted there at all.
+	 */
+	if (READ_ONCE(ptags_kill_used)) {
+#if defined(CONFIG_TASKS_RCU)
+		synchronize_rcu_tasks();
+#elif defined(CONFIG_PREEMPTION)
+#error "ptags needs CONFIG_TASKS_RCU on a preemptible kernel"
+#else
+		synchronize_rcu();
+#endif
+	}
 	for (i = 0; i < 1U << ptags_table_bits; i++) {
 		hlist_bl_for_each_entry_safe(proc, pos, next, &ptags_table[i],
 					     node) {

@@ -25,6 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/mount.h>
+#include <sys/stat.h>
 #include <sys/inotify.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -133,6 +134,93 @@ static int dir_watch(void)
 					IN_CREATE | IN_DELETE | IN_MODIFY) < 0)
 		fail("inotify on /proc/ptags");
 	return in;
+}
+
+/*
+ * SPEC §3.5, §8: the most one user can make the watch worker do for one
+ * change of one scope (a level and a pid namespace): the module's limit of
+ * WATCH_SCOPE_MAX instances per scope, each with a directory watch, all in
+ * a user and mount namespace of a child's own.
+ */
+#define WATCH_SCOPE_MAX	64
+#define WATCH_SCOPE_DIR	"/wscope"
+
+struct watch_scope {
+	struct writes w;
+	int in;
+	int need;		/* events one write makes */
+};
+
+/* A write to our own entry, then until every watcher has its event. */
+static void op_write_seen_all(void *arg)
+{
+	struct watch_scope *ws = arg;
+	char buf[1 << 14] __attribute__((aligned(8)));
+	int got = 0;
+	ssize_t n;
+	char *q;
+
+	op_write(&ws->w);
+	while (got < ws->need) {
+		n = read(ws->in, buf, sizeof(buf));
+		if (n <= 0)
+			fail("read inotify");
+		for (q = buf; q < buf + n; got++)
+			q += sizeof(struct inotify_event) +
+			     ((struct inotify_event *)q)->len;
+	}
+}
+
+/* Watch the directories of mounts 0 .. @n - 1: an inotify descriptor. */
+static int watch_mounts(int n)
+{
+	int in = inotify_init1(IN_CLOEXEC), i;
+	char dir[64];
+
+	for (i = 0; in >= 0 && i < n; i++) {
+		snprintf(dir, sizeof(dir), WATCH_SCOPE_DIR "/m%d", i);
+		if (inotify_add_watch(in, dir, IN_CREATE | IN_MODIFY) < 0)
+			fail("inotify on a level=own mount");
+	}
+	if (in < 0)
+		fail("inotify_init1");
+	return in;
+}
+
+/* *@res: [0] with every instance watched, [1] with one. */
+static void watch_scope_run(void *arg, void *res)
+{
+	struct watch_scope ws = { .w.next = 0 };
+	double *us = res;
+	char dir[64];
+	int i;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
+	    file_write("/proc/self/setgroups", "deny") ||
+	    file_write("/proc/self/uid_map", "0 0 1") ||
+	    file_write("/proc/self/gid_map", "0 0 1") ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", WATCH_SCOPE_DIR, "tmpfs", 0, NULL))
+		fail("a user and mount namespace of our own");
+	for (i = 0; i < WATCH_SCOPE_MAX; i++) {
+		snprintf(dir, sizeof(dir), WATCH_SCOPE_DIR "/m%d", i);
+		if (mkdir(dir, 0755) ||
+		    mount("ptags", dir, "ptags", 0, "level=own"))
+			fail("mount level=own");
+	}
+	ws.w.fd = open(WATCH_SCOPE_DIR "/m0/self", O_WRONLY);
+	if (ws.w.fd < 0 || write(ws.w.fd, "+base\n", 6) != 6)
+		fail("tag ourselves at our own level");
+	ws.w.text[0] = "+bench:w\n";
+	ws.w.text[1] = "-bench:w\n";
+	ws.w.len[0] = ws.w.len[1] = strlen(ws.w.text[0]);
+	ws.in = watch_mounts(WATCH_SCOPE_MAX);
+	ws.need = WATCH_SCOPE_MAX;
+	us[0] = measure(op_write_seen_all, &ws, 100);
+	close(ws.in);
+	ws.in = watch_mounts(1);
+	ws.need = 1;
+	us[1] = measure(op_write_seen_all, &ws, 100);
 }
 
 static char tagtext[1 << 18];
@@ -785,7 +873,7 @@ int main(int argc, char **argv)
 	static const int nlist[] = { 10, 1000, 10000 };
 	static pid_t pids[10000];
 	double read_us[3], write1_us, write100_us, list_us[3], write1r_us;
-	double write1_seen_us, readpath_us = 0, relist_us = 0;
+	double write1_seen_us, readpath_us = 0, relist_us = 0, scope_us[2];
 	char self_path[32];
 	double worst_no1, worst_noN, worst_r1, worst_r2, worst_rN, worst_g1, worst_gN;
 	pid_t worst;
@@ -900,6 +988,9 @@ int main(int argc, char **argv)
 		write1_seen_us = measure(op_write_seen, &ww, 400);
 		close(ww.in);
 	}
+	if (mkdir(WATCH_SCOPE_DIR, 0755) ||
+	    !in_child(watch_scope_run, NULL, scope_us, sizeof(scope_us)))
+		fail("watch worst case");
 	close(fd);
 	/*
 	 * The same line by an unprivileged writer whose rights come from
@@ -1000,6 +1091,9 @@ int main(int argc, char **argv)
 	       write1r_us);
 	printf("one-line write on a 100-tag set with a directory watcher, until it has read the event: %.2f us (%.2f us more than the write alone)\n",
 	       write1_seen_us, write1_seen_us - write1_us);
+	printf("watch worst case: a one-line write at one's own level with %d watched instances of it (the most a level and pid namespace may have), until all %d events are read: %.2f us; with 1 watched instance: %.2f us (%.2f us per further instance; a process is in at most 33 pid namespaces)\n",
+	       WATCH_SCOPE_MAX, WATCH_SCOPE_MAX, scope_us[0], scope_us[1],
+	       (scope_us[0] - scope_us[1]) / (WATCH_SCOPE_MAX - 1));
 	printf("worst-case write, no right, \"-\" lines over 4000 names of 1000 bytes: 1 line %.1f us, 10001 lines %.1f us: %.3f us per further line, 1 MiB (524288 lines) ~ %.1f ms\n",
 	       worst_no1, worst_noN, (worst_noN - worst_no1) / 10000,
 	       (worst_no1 + (worst_noN - worst_no1) / 10000 * 524287) / 1000);

@@ -554,6 +554,46 @@ static void test_zombie_and_listing(void)
 	   "SPEC §3.2: after exit and untagging, none of them is listed");
 }
 
+/*
+ * A listing's inode numbers are stat's: ls -i, find -inum and du agree
+ * with the entries they list (the same number for a process in every
+ * listing and lookup of one mount).
+ */
+static void test_inode_numbers(void)
+{
+	char path[64], name[16];
+	ino_t listed = 0, self = 0;
+	struct stat st, sst, rst;
+	struct dirent *d;
+	DIR *dir;
+
+	if (pt_write(0, "+ino\n"))
+		die("tag self");
+	snprintf(name, sizeof(name), "%d", (int)getpid());
+	dir = opendir(PT_ROOT);
+	if (!dir)
+		die("opendir");
+	while ((d = readdir(dir))) {
+		if (!strcmp(d->d_name, name))
+			listed = d->d_ino;
+		if (!strcmp(d->d_name, "self"))
+			self = d->d_ino;
+	}
+	closedir(dir);
+	if (lstat(PT_ROOT "/self", &sst) || stat(PT_ROOT, &rst))
+		die("stat " PT_ROOT);
+	ok(self == sst.st_ino && rst.st_ino != sst.st_ino && rst.st_ino != listed,
+	   "the same for \"self\" (%lu, %lu), and the root's differs (%lu)",
+	   (unsigned long)self, (unsigned long)sst.st_ino, (unsigned long)rst.st_ino);
+	snprintf(path, sizeof(path), PT_ROOT "/%s", name);
+	if (stat(path, &st))
+		die("stat %s", path);
+	ok(listed && st.st_ino == listed,
+	   "SPEC §3.2: the listing's inode number of our entry is stat's (%lu, %lu)",
+	   (unsigned long)listed, (unsigned long)st.st_ino);
+	pt_write(0, "-\n");
+}
+
 int main(void)
 {
 	if (pt_write(0, "-\n"))
@@ -564,6 +604,7 @@ int main(void)
 	test_threads();
 	test_leader_exit();
 	test_zombie_and_listing();
+	test_inode_numbers();
 	pt_write(0, "-\n");
 	return tap_done();
 }

@@ -438,6 +438,21 @@ int main(int argc, char **argv)
 	a_is(P, 0, "@MGR:c1=abc\nMGR:from-A\nunkept1\n", "P sees A's tag at level 1");
 	ok(pt_is(P->pid, "@MGR:host\nhost-unkept\n"), "P's level-0 tags are unchanged");
 
+	/*
+	 * max_levels is a depth (SPEC §12, docs/SECURITY.md §2.17): sets at
+	 * inner levels never block an outer one, nor does ECANCELED at level
+	 * 0 reveal them.
+	 */
+	ok(!pt_write(P->pid, "-\n"), "root untags P at level 0 (P keeps its sets at levels 1 and 2)");
+	pt_set_param("max_levels", 2);
+	rc = pt_write(P->pid, "+@MGR:host\n+host-unkept\n");
+	ok(rc == 0, "max_levels=2: root's first level-0 tag of P, which has sets at levels 1 and 2, succeeds (%s)",
+	   strerror(rc));
+	pt_set_param("max_levels", max_levels);
+	if (rc)
+		pt_write(P->pid, "+@MGR:host\n+host-unkept\n");
+	ok(pt_is(P->pid, "@MGR:host\nhost-unkept\n"), "P's level-0 tags are back");
+
 	/* ---- hidepid at a level: a user namespace made by root, two uids. */
 	R = agent_new(true);
 	expect(acmd(R, OP_UNSHARE, CLONE_NEWUSER, NULL), 0, "R (root) creates a user namespace");
