@@ -73,6 +73,7 @@ libtest:
 	$(MAKE) -C tests/lib BUILD=$(BUILD)/libtest
 
 clitest: tools
+	$(MAKE) -C tools ptags.anyroot
 	tests/cli/run.sh
 
 guest:

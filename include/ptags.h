@@ -60,6 +60,10 @@ extern "C" {
  * In order: the path given to ptags_set_root(), the environment variable
  * PTAGS_ROOT when it is set and not empty (ignored in set-user-ID and other
  * secure-execution programs: secure_getenv(3)), else "/proc/ptags".
+ * Whichever it is, every call reads and writes tags only through a ptags
+ * file system there: a directory of another kind (a container's own
+ * procfs, whose ptags directory is empty; files someone made) is -ENODEV,
+ * "ptags is not available".
  */
 const char *ptags_root(void);
 

@@ -64,15 +64,50 @@ int ptags_set_root(const char *root)
 }
 
 /*
+ * Is @fd a file of a ptags file system?  0, or -ENODEV: whatever path
+ * PTAGS_ROOT or the caller names (an empty /proc/ptags of a container's own
+ * procfs, a directory of forged files), only ptags's own files are read as
+ * tags.  The host tests' build (PTAGS_TEST_ANY_ROOT, never installed)
+ * reads a plain directory instead.
+ */
+static int on_ptags(int fd)
+{
+#ifdef PTAGS_TEST_ANY_ROOT
+	(void)fd;
+	return 0;
+#else
+	struct statfs sfs;
+
+	if (fstatfs(fd, &sfs))
+		return -errno;
+	return sfs.f_type == PTAGS_SUPER_MAGIC ? 0 : -ENODEV;
+#endif
+}
+
+/* Open the directory @path, a ptags root: a descriptor, or -ENODEV. */
+static int open_root_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), err;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ENOTDIR ? -ENODEV : -errno;
+	err = on_ptags(fd);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+/*
  * Open the entry of @pid.  A missing entry is a missing process (-ESRCH),
- * unless the root itself is missing (-ENODEV).
+ * unless the root is missing or not a ptags file system (-ENODEV).
  */
 static int open_entry(pid_t pid, int flags)
 {
 	const char *root = ptags_root();
 	char path[4096];
-	struct stat st;
-	int fd, n;
+	int fd, n, err;
 
 	if (pid < 0)
 		return -EINVAL;
@@ -83,11 +118,21 @@ static int open_entry(pid_t pid, int flags)
 	if (n < 0 || (size_t)n >= sizeof(path))
 		return -ENAMETOOLONG;
 	fd = open(path, flags | O_CLOEXEC);
-	if (fd >= 0)
+	if (fd >= 0) {
+		err = on_ptags(fd);
+		if (err) {
+			close(fd);
+			return err;
+		}
 		return fd;
-	if (errno == ENOENT)
-		return stat(root, &st) ? -ENODEV : -ESRCH;
-	return -errno;
+	}
+	if (errno != ENOENT)
+		return -errno;
+	fd = open_root_dir(root);
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return -ESRCH;
 }
 
 /* ---- root handles ---- */
@@ -930,7 +975,7 @@ int ptags_list(const char *query, struct ptags_proc **procsp, size_t *countp)
 
 	*procsp = NULL;
 	*countp = 0;
-	fd = open_dir(AT_FDCWD, ptags_root());
+	fd = open_root_dir(ptags_root());
 	if (fd < 0)
 		return fd;
 	err = list_at(fd, query, 0, &l);

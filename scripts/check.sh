@@ -85,6 +85,7 @@ fi
 if [ -x tests/cli/run.sh ]; then
 	rc=0
 	{ make --no-print-directory tools >"$BUILD/cli-build.log" 2>&1 &&
+		make --no-print-directory -C tools ptags.anyroot >>"$BUILD/cli-build.log" 2>&1 &&
 		tests/cli/run.sh; } 2>&1 | tee "$BUILD/cli.tap" || rc=$?
 	count cli "$rc" "$BUILD/cli.tap"
 fi

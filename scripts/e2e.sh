@@ -9,7 +9,7 @@
 #      $PTAGS_E2E (default <repo>/.cache/e2e/root); a fresh ext4 disk image
 #      is made from it for every run.
 #   2. The packages of scripts/deb.sh (ptags-dkms, libptags1, libptags-dev,
-#      ptags) are copied into it, with tests/e2e/ptags-e2e (the steps) and
+#      ptags, ptags-oci-hook) are copied into it, with tests/e2e/ptags-e2e (the steps) and
 #      a systemd unit that runs them.
 #   3. First boot: dpkg -i of the four packages (DKMS builds and installs
 #      the module for the running kernel), modprobe ptags, /proc/ptags/$$

@@ -34,16 +34,18 @@
 #define MAX_MAPS	64
 
 static const char usage_text[] =
-"usage: ptags-oci-hook [--prefix P] [--kubernetes] [--annotation KEY=NAME]...\n"
-"                      [--level N|own] [--optional] < STATE.json\n"
+"usage: ptags-oci-hook [--prefix P] [--kubernetes=containerd|cri-o]\n"
+"                      [--annotation KEY=NAME]... [--level N|own]\n"
+"                      [--if-loaded] [--optional] < STATE.json\n"
 "An OCI createRuntime hook: tags the container's init process with\n"
 "@P:id=CONTAINER_ID (P defaults to \"oci\") and, for each annotation mapped\n"
-"with --annotation (or the --kubernetes preset) that the container has,\n"
+"with --annotation (or a --kubernetes preset) that the container has,\n"
 "@P:NAME=VALUE; every earlier P:* tag of the process is removed.  The tags\n"
 "are those of level 0 (of the hook's own user namespace when level 0\n"
 "refuses it: a rootless runtime), of --level N (a depth of user namespaces)\n"
 "or of --level own.  Exits 1 (the runtime then stops the container) when the\n"
-"tags cannot be written, unless --optional.  See ptags-oci-hook(1).\n";
+"tags cannot be written, unless --optional; with --if-loaded, a container\n"
+"starts untagged while ptags is not loaded.  See ptags-oci-hook(1).\n";
 
 /* An annotation to copy: its key, and the tag name under the prefix. */
 struct map {
@@ -51,24 +53,36 @@ struct map {
 };
 
 /*
- * The Kubernetes preset: what containerd's CRI plugin and CRI-O put in a
- * container's annotations, mapped to the same four tags.
+ * The Kubernetes presets: what containerd's CRI plugin and CRI-O put in a
+ * container's annotations, mapped to the same four tags.  One runtime's
+ * keys only: the other runtime's are plain annotations there, which a
+ * tenant may set, so trusting both would let a pod forge its identity.
  */
-static const struct map kubernetes[] = {
-	{ "io.kubernetes.cri.sandbox-name", "k8s:pod" },
-	{ "io.kubernetes.cri.sandbox-namespace", "k8s:namespace" },
-	{ "io.kubernetes.cri.sandbox-uid", "k8s:pod-uid" },
-	{ "io.kubernetes.cri.container-name", "k8s:container" },
-	{ "io.kubernetes.pod.name", "k8s:pod" },
-	{ "io.kubernetes.pod.namespace", "k8s:namespace" },
-	{ "io.kubernetes.pod.uid", "k8s:pod-uid" },
-	{ "io.kubernetes.container.name", "k8s:container" },
+#define K8S_MAPS	4
+
+static const struct preset {
+	const char *runtime;
+	struct map maps[K8S_MAPS];
+} kubernetes[] = {
+	{ "containerd", {
+		{ "io.kubernetes.cri.sandbox-name", "k8s:pod" },
+		{ "io.kubernetes.cri.sandbox-namespace", "k8s:namespace" },
+		{ "io.kubernetes.cri.sandbox-uid", "k8s:pod-uid" },
+		{ "io.kubernetes.cri.container-name", "k8s:container" },
+	} },
+	{ "cri-o", {
+		{ "io.kubernetes.pod.name", "k8s:pod" },
+		{ "io.kubernetes.pod.namespace", "k8s:namespace" },
+		{ "io.kubernetes.pod.uid", "k8s:pod-uid" },
+		{ "io.kubernetes.container.name", "k8s:container" },
+	} },
 };
 
 static struct map maps[MAX_MAPS];
 static size_t nmaps;
 static const char *prefix = "oci";
 static int optional;
+static int if_loaded;		/* --if-loaded: untagged while not loaded */
 static const char *container = "?";
 static const char *level_arg;	/* --level as given; NULL: none */
 static int level;
@@ -122,9 +136,15 @@ static int add_map(const char *key, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < nmaps; i++)
+	for (i = 0; i < nmaps; i++) {
 		if (!strcmp(maps[i].key, key))
 			return 0;	/* the first mapping of a key wins */
+		if (!strcmp(maps[i].name, name)) {
+			say("annotations %s and %s would both give %s:%s: one key per tag",
+			    maps[i].key, key, prefix, name);
+			return 2;
+		}
+	}
 	if (nmaps == MAX_MAPS)
 		return usage_error("too many --annotation options");
 	maps[nmaps].key = key;
@@ -279,6 +299,8 @@ static int run(void)
 	}
 	if (level_arg) {
 		err = ptags_root_open_level(level, 0, &root);
+		if (err == -ENODEV && if_loaded)
+			goto not_loaded;
 		if (err) {
 			close(pidfd);
 			rc = level_fail(err);
@@ -289,8 +311,12 @@ static int run(void)
 	} else {
 		err = commit_default(pidfd, txn);
 	}
+not_loaded:
 	close(pidfd);
-	if (err == -ENODEV)
+	if (err == -ENODEV && if_loaded)
+		say("container %s: ptags is not loaded: it starts untagged (--if-loaded)",
+		    container);
+	else if (err == -ENODEV)
 		rc = fail("ptags is not loaded (no ptags file system at %s)",
 			  ptags_root());
 	else if (err)
@@ -320,9 +346,19 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (!strcmp(a, "--optional")) {
 			optional = 1;
-		} else if (!strcmp(a, "--kubernetes")) {
-			for (k = 0; k < sizeof(kubernetes) / sizeof(kubernetes[0]); k++)
-				if ((rc = add_map(kubernetes[k].key, kubernetes[k].name)))
+		} else if (!strcmp(a, "--if-loaded")) {
+			if_loaded = 1;
+		} else if (!strncmp(a, "--kubernetes", 12) &&
+			   (!a[12] || a[12] == '=')) {
+			const struct preset *p = NULL;
+
+			for (k = 0; a[12] && k < sizeof(kubernetes) / sizeof(kubernetes[0]); k++)
+				if (!strcmp(a + 13, kubernetes[k].runtime))
+					p = &kubernetes[k];
+			if (!p)
+				return usage_error("--kubernetes needs the runtime whose annotations to trust: --kubernetes=containerd or --kubernetes=cri-o");
+			for (k = 0; k < K8S_MAPS; k++)
+				if ((rc = add_map(p->maps[k].key, p->maps[k].name)))
 					return rc;
 		} else if (!strcmp(a, "--level") ||
 			   !strncmp(a, "--level=", 8)) {

@@ -6,11 +6,13 @@
 # record what the command wrote.  TAP on stdout; exits non-zero when a test
 # failed.
 #
-#   tests/cli/run.sh [PTAGS]     PTAGS: the binary (default tools/ptags)
+#   tests/cli/run.sh [PTAGS]     PTAGS: the binary (default tools/ptags.anyroot,
+#                                whose libptags reads a plain directory as a
+#                                root; the installed ptags refuses one)
 
 set -u
 repo=$(cd "$(dirname "$0")/../.." && pwd)
-PTAGS=${1:-$repo/tools/ptags}
+PTAGS=${1:-$repo/tools/ptags.anyroot}
 root=$(mktemp -d)
 trap 'rm -rf "$root"' EXIT
 export PTAGS_ROOT=$root
@@ -178,6 +180,53 @@ else
 		ok $([ $rc = 3 ] && [ "$err" = "ptags: cannot open level own: permission denied (mounting its own level needs CAP_SYS_ADMIN in its user namespace and over its mount namespace, as after 'unshare -Urm')" ] && echo 0 || echo 1) \
 			"'--level own' as uid 65534: permission denied, no fallback ($rc: ${err%%$'\n'*})"
 	fi
+fi
+
+# The ptags that is installed reads tags from a ptags file system only: a
+# plain directory of forged files named by PTAGS_ROOT (or a container's
+# empty /proc/ptags) is "not available", exit 8, for every kind of call.
+REAL=$(dirname "$PTAGS")/ptags
+if [ -x "$REAL" ] && [ "$REAL" != "$PTAGS" ]; then
+	proc 'S:camera'
+	for args in "50" "has 50 S:camera" "ps" "ps --json" "add 50 X"; do
+		# shellcheck disable=SC2086
+		err=$("$REAL" $args 2>&1 >/dev/null)
+		rc=$?
+		ok $([ $rc = 8 ] && [[ "$err" == *"not available"* ]] && [ "$(written)" = 'S:camera' ] && echo 0 || echo 1) \
+			"installed ptags: 'ptags $args' with PTAGS_ROOT a plain directory: not available, exit 8 ($rc: $err)"
+	done
+fi
+
+# ptags-oci-hook (built next to ptags): with no ptags file system at
+# PTAGS_ROOT, as while the module is not loaded.
+HOOK=$(dirname "$PTAGS")/ptags-oci-hook
+if [ -x "$HOOK" ]; then
+	nofs=$(mktemp -d)
+	state='{"ociVersion":"1.0.2","id":"c1","pid":'$$',"status":"created","bundle":"/"}'
+	hook() {	# hook ARGS...: status in $rc, errors in $err
+		err=$(printf '%s' "$state" | PTAGS_ROOT=$nofs/none "$HOOK" "$@" 2>&1 >/dev/null)
+		rc=$?
+	}
+	hook
+	ok $([ $rc = 1 ] && [[ "$err" == *"not loaded"* ]] && echo 0 || echo 1) \
+		"hook: ptags not loaded: the container is refused by default ($rc: $err)"
+	hook --if-loaded
+	ok $([ $rc = 0 ] && [[ "$err" == *"starts untagged"* ]] && echo 0 || echo 1) \
+		"hook --if-loaded: ptags not loaded: the container starts untagged, and says so ($rc: $err)"
+	hook --kubernetes
+	ok $([ $rc = 2 ] && [[ "$err" == *"containerd"* ]] && echo 0 || echo 1) \
+		"hook --kubernetes needs the runtime whose annotations to trust ($rc: $err)"
+	hook --kubernetes=podman
+	ok $([ $rc = 2 ] && echo 0 || echo 1) "hook --kubernetes=podman: no such preset ($rc: $err)"
+	hook --kubernetes=containerd --kubernetes=cri-o
+	ok $([ $rc = 2 ] && [[ "$err" == *"k8s:"* ]] && echo 0 || echo 1) \
+		"hook: two presets map two keys onto one tag: refused ($rc: $err)"
+	hook --annotation a=x --annotation b=x
+	ok $([ $rc = 2 ] && [[ "$err" == *"x"* ]] && echo 0 || echo 1) \
+		"hook: two annotations onto one tag name: refused ($rc: $err)"
+	hook --kubernetes=cri-o --if-loaded
+	ok $([ $rc = 0 ] && echo 0 || echo 1) "hook --kubernetes=cri-o --if-loaded runs ($rc: $err)"
+	rm -rf "$nofs"
 fi
 
 echo "1..$n"

@@ -363,6 +363,46 @@ static int commit_text(const struct ptags_root *root, int pidfd, const char *nam
 	return err;
 }
 
+/*
+ * A container's own procfs has an empty ptags directory (the module's
+ * mount point exists in every procfs): libptags must say "not available",
+ * not "no such process" and not an empty listing.
+ */
+static int empty_root_run(void *arg)
+{
+	struct ptags_proc *procs;
+	struct ptags_set *set;
+	size_t n;
+	int r;
+
+	(void)arg;
+	if (unshare(CLONE_NEWNS) ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mkdir("/tmp/proc2", 0755) ||
+	    mount("proc", "/tmp/proc2", "proc", 0, NULL))
+		return 1;
+	if (ptags_set_root("/tmp/proc2/ptags"))
+		return 2;
+	r = ptags_read(getpid(), &set);
+	if (r != -ENODEV)
+		return 10 + (r == -ESRCH);
+	r = ptags_has(getpid(), "x");
+	if (r != -ENODEV)
+		return 20 + (r == -ESRCH);
+	r = ptags_list(NULL, &procs, &n);
+	if (r != -ENODEV)
+		return 30 + !r;
+	return 0;
+}
+
+static void test_empty_root(void)
+{
+	int rc = run_child(empty_root_run, NULL);
+
+	ok(rc == 0, "a procfs's empty ptags directory as the root: read, has and list are -ENODEV (status %d: 11, 21 ESRCH, 31 an empty listing)",
+	   rc);
+}
+
 static void test_pidfd(void)
 {
 	struct ptags_root *root, *bad = (void *)1;
@@ -763,6 +803,7 @@ int main(void)
 	test_perms();
 	test_list();
 	test_root();
+	test_empty_root();
 	test_pidfd();
 	test_pidfd_pidns();
 	test_threads();

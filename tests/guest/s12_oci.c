@@ -238,9 +238,11 @@ static void bundle(const char *id, bool userns, const char *hook_env,
 		"{\"destination\":\"/ptags\",\"type\":\"bind\",\"source\":\"%s\",\"options\":[\"rbind\"]},"
 		"{\"destination\":\"/out\",\"type\":\"bind\",\"source\":\"" TOP "/%s/out\",\"options\":[\"rbind\"]}],"
 		"\"annotations\":{\"io.kubernetes.cri.sandbox-name\":\"pod-a\","
-		"\"io.kubernetes.cri.sandbox-namespace\":\"ns-a\"},"
+		"\"io.kubernetes.cri.sandbox-namespace\":\"ns-a\","
+		/* A tenant's annotation with CRI-O's key: containerd ignores it. */
+		"\"io.kubernetes.pod.namespace\":\"forged\"},"
 		"\"hooks\":{\"createRuntime\":[{\"path\":\"" HOOK "\","
-		"\"args\":[\"ptags-oci-hook\",\"--kubernetes\"]%s%s%s}]},"
+		"\"args\":[\"ptags-oci-hook\",\"--kubernetes=containerd\"]%s%s%s}]},"
 		"\"linux\":{\"cgroupsPath\":\"/s12-%s\",\"namespaces\":["
 		"{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"ipc\"},"
 		"{\"type\":\"uts\"},{\"type\":\"network\"}%s]%s}}\n",
