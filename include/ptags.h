@@ -185,7 +185,7 @@ int ptags_query_valid(const char *query, const char **why);
  */
 int ptags_match(const char *query, const char *name, const char *value);
 
-/* Does any tag of @set match @query?  1, 0 or -EINVAL. */
+/* Does any tag of @set (NULL: the empty set) match @query?  1, 0 or -EINVAL. */
 int ptags_set_match(const struct ptags_set *set, const char *query);
 
 /* Does process @pid hold a tag matching @query?  1, 0 or a negative errno. */

@@ -1456,6 +1456,10 @@ int ptags_watch_pidfd(struct ptags_watch *w, int pidfd)
 	wd = inotify_add_watch(w->fd, path, WATCH_ENTRY_MASK);
 	if (wd < 0)
 		return errno == ENOENT ? -ESRCH : -errno;
+	/* The same entry again: one inode, one watch, reported once. */
+	for (size_t i = 0; i < w->n; i++)
+		if (w->e[i].wd == wd)
+			return 0;
 	/* As pidfd_entry(): the watched entry is the pidfd's process's. */
 	err = pidfd_alive(pidfd);
 	dup = err ? -1 : fcntl(pidfd, F_DUPFD_CLOEXEC, 0);
@@ -1558,6 +1562,9 @@ int ptags_watch_next(struct ptags_watch *w, pid_t *pid, unsigned int *what)
 			continue;
 		}
 		if (ev->mask & IN_DELETE_SELF) {
+			/* Its last event: nothing of it is kept after. */
+			inotify_rm_watch(w->fd, e->wd);
+			watched_drop(w, e);
 			*what = PTAGS_WATCH_EXITED;
 			return 1;
 		}

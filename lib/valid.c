@@ -163,7 +163,7 @@ int ptags_set_match(const struct ptags_set *set, const char *query)
 	r = ptags_query_valid(query, NULL);
 	if (r)
 		return r;
-	for (i = 0; i < set->count; i++) {
+	for (i = 0; set && i < set->count; i++) {
 		r = ptags_match(query, set->tags[i].name, set->tags[i].value);
 		if (r)
 			return r;

@@ -20,7 +20,7 @@ set -euo pipefail
 pkgs_base=(
 	build-essential gcc make clang libclang-rt-14-dev
 	qemu-system-x86 busybox-static cpio kmod libelf-dev bc python3
-	libjansson-dev crun runc
+	libjansson-dev crun runc groff-base
 )
 
 pkgs_style=(linux-source-6.1 perl xz-utils)

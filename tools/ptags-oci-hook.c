@@ -32,6 +32,8 @@
 #endif
 
 #define MAX_MAPS	64
+/* The state is small (id, pid, bundle, annotations): refuse a flood. */
+#define MAX_STATE	(4 << 20)
 
 static const char usage_text[] =
 "usage: ptags-oci-hook [--prefix P] [--kubernetes=containerd|cri-o]\n"
@@ -83,7 +85,9 @@ static size_t nmaps;
 static const char *prefix = "oci";
 static int optional;
 static int if_loaded;		/* --if-loaded: untagged while not loaded */
-static const char *container = "?";
+static const char *container_id;	/* the state's "id", as it is */
+static const char *container = "?";	/* for messages: shown() */
+static char container_shown[4 * 256 + 1];
 static const char *level_arg;	/* --level as given; NULL: none */
 static int level;
 
@@ -187,7 +191,7 @@ static int build(json_t *state, struct ptags_txn *txn)
 	/* Stale identity (inherited from a tagged runtime) goes first. */
 	ptags_txn_remove(txn, pattern);
 	free(pattern);
-	if (add_tag(txn, "id", container))
+	if (add_tag(txn, "id", container_id))
 		return -1;
 	if (annotations && !json_is_object(annotations))
 		return fail("\"annotations\" is not an object");
@@ -257,6 +261,55 @@ static int commit_default(int pidfd, struct ptags_txn *txn)
 	return own;
 }
 
+/*
+ * @id as messages show it: printable ASCII as it is, every other byte as
+ * \xHH, so a container id cannot send escape sequences to a terminal; long
+ * ids are cut.
+ */
+static const char *shown(const char *id)
+{
+	const unsigned char *p = (const unsigned char *)id;
+	size_t o = 0;
+
+	while (*p && o + 5 <= sizeof(container_shown)) {
+		if (*p >= 0x20 && *p < 0x7f && *p != '\\')
+			container_shown[o++] = *p++;
+		else
+			o += snprintf(container_shown + o,
+				      sizeof(container_shown) - o, "\\x%02x", *p++);
+	}
+	container_shown[o] = 0;
+	return container_shown;
+}
+
+/* Jansson's reader of stdin, which stops after MAX_STATE bytes. */
+struct capped {
+	size_t total;
+	int over;
+};
+
+static size_t read_capped(void *buf, size_t len, void *data)
+{
+	struct capped *c = data;
+	size_t n;
+
+	if (c->total >= MAX_STATE) {
+		/* One byte more tells a state of exactly MAX_STATE bytes. */
+		if (fread(buf, 1, 1, stdin) == 1) {
+			c->over = 1;
+			return (size_t)-1;
+		}
+		return 0;
+	}
+	if (len > MAX_STATE - c->total)
+		len = MAX_STATE - c->total;
+	n = fread(buf, 1, len, stdin);
+	if (!n && ferror(stdin))
+		return (size_t)-1;
+	c->total += n;
+	return n;
+}
+
 static int run(void)
 {
 	struct ptags_root *root = NULL;
@@ -266,7 +319,13 @@ static int run(void)
 	json_int_t nr;
 	int pidfd, err, rc;
 
-	state = json_loadf(stdin, JSON_REJECT_DUPLICATES, &jerr);
+	struct capped cap = { 0 };
+
+	state = json_load_callback(read_capped, &cap, JSON_REJECT_DUPLICATES,
+				   &jerr);
+	if (!state && cap.over)
+		return fail("the state on stdin is larger than %d MiB",
+			    MAX_STATE >> 20);
 	if (!state)
 		return fail("the state on stdin is not JSON: %s (line %d)",
 			    jerr.text, jerr.line);
@@ -276,7 +335,8 @@ static int run(void)
 		json_decref(state);
 		return fail("the state has no container \"id\"");
 	}
-	container = json_string_value(id);
+	container_id = json_string_value(id);
+	container = shown(container_id);
 	nr = json_is_integer(pid) ? json_integer_value(pid) : 0;
 	if (nr <= 0 || nr > 0x7fffffff) {
 		rc = fail("the state has no valid \"pid\" (is the hook in the createRuntime stage?)");
@@ -341,7 +401,7 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
 			fputs(usage_text, stdout);
 			return 0;
-		} else if (!strcmp(a, "--version")) {
+		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			printf("ptags-oci-hook %s\n", PTAGS_VERSION);
 			return 0;
 		} else if (!strcmp(a, "--optional")) {

@@ -284,12 +284,91 @@ static int put_json(const char *s)
 	return 0;
 }
 
-static void print_tag(const struct ptags_tag *t)
+/*
+ * Length of the UTF-8 sequence at @s that is printable text, or 0 when the
+ * byte at @s must be escaped: a control character (C0, DEL, C1) or a byte
+ * that does not start a valid sequence.  Tag text can hold only C1 ones
+ * (SPEC §4: no byte below 0x20, no DEL), so it stays the SPEC text.
+ */
+static size_t safe_char(const unsigned char *s)
 {
-	printf("%s%s%s%s", t->keep ? "@" : "", t->name, t->value ? "=" : "",
-	       t->value ? t->value : "");
+	unsigned int cp;
+	size_t n, k;
+
+	if (*s < 0x80)
+		return *s >= 0x20 && *s != 0x7f;
+	if (*s >= 0xc2 && *s <= 0xdf)
+		n = 2, cp = *s & 0x1f;
+	else if (*s >= 0xe0 && *s <= 0xef)
+		n = 3, cp = *s & 0x0f;
+	else if (*s >= 0xf0 && *s <= 0xf4)
+		n = 4, cp = *s & 0x07;
+	else
+		return 0;
+	for (k = 1; k < n; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (s[k] & 0x3f);
+	}
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+		return 0;
+	return n;
 }
 
+/*
+ * @s for a terminal: text as it is, every other byte as \xHH (as util-linux
+ * prints names), so no workload's process name or tag can send escape
+ * sequences to whoever reads the output.
+ */
+static void put_safe(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
+	while (*p) {
+		n = safe_char(p);
+		if (n) {
+			fwrite(p, 1, n, stdout);
+			p += n;
+		} else {
+			printf("\\x%02x", *p++);
+		}
+	}
+}
+
+/*
+ * The same into @buf (4 bytes per byte of @s suffice), for a column of
+ * process names, whose backslashes are escaped too (as util-linux does).
+ */
+static const char *safe(const char *s, char *buf, size_t size)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t o = 0, n;
+
+	while (*p && o + 5 <= size) {
+		n = *p == '\\' ? 0 : safe_char(p);
+		if (n) {
+			memcpy(buf + o, p, n);
+			o += n;
+			p += n;
+		} else {
+			o += snprintf(buf + o, size - o, "\\x%02x", *p++);
+		}
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+static void print_tag(const struct ptags_tag *t)
+{
+	fputs(t->keep ? "@" : "", stdout);
+	put_safe(t->name);
+	if (t->value) {
+		putchar('=');
+		put_safe(t->value);
+	}
+}
 /* ---- ptags [PID...] ---- */
 
 /* " TAG TAG...\n": the tags of @set (NULL: none) that match @query. */
@@ -784,7 +863,7 @@ static int cmd_ps(int argc, char **argv)
 		printf("%7s %-16s %s\n", "PID", "COMMAND", "TAGS");
 	for (i = 0; i < count; i++) {
 		const struct ptags_set *set = procs[i].tags;
-		char comm[64];
+		char comm[64], scomm[4 * 64];
 
 		read_comm(procs[i].pid, comm, sizeof(comm));
 		if (json) {
@@ -799,7 +878,8 @@ static int cmd_ps(int argc, char **argv)
 			free(j);
 			continue;
 		}
-		printf("%7d %-16s", (int)procs[i].pid, comm);
+		printf("%7d %-16s", (int)procs[i].pid,
+		       safe(comm, scomm, sizeof(scomm)));
 		print_matching(set, query);
 	}
 	if (json)
@@ -898,9 +978,12 @@ static int cmd_watch(int argc, char **argv)
 	int i, err, live = 0, pids = argc > 0;
 	pid_t pid;
 
-	for (i = 0; i < argc; i++)
-		if (parse_pid(argv[i], &pid) || !pid)
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "self"))
+			return usage_error("'watch self' would watch this ptags process, which exits with the watch; give a pid ($$ for the shell)");
+		if (parse_pid(argv[i], &pid))
 			pids = 0;
+	}
 	if (argc && !pids) {
 		if (argc > 1)
 			return usage_error("watch takes PIDs, or one NAME, PREFIX:* or NAME=VALUE");
@@ -1189,12 +1272,20 @@ int main(int argc, char **argv)
 		const char *o = argv[i];
 
 		if (cmd && !strcmp(cmd, "exec")) {
-			if (!strcmp(o, "--"))
-				exec_args = 1;
-			if (!exec_args && (!strcmp(o, "-h") || !strcmp(o, "--help")))
-				help = 1;
-			else
+			/* Exec's options end at "--" or at CMD, its first word. */
+			if (exec_args) {
 				pos[npos++] = argv[i];
+			} else if (!strcmp(o, "-h") || !strcmp(o, "--help")) {
+				help = 1;
+			} else if (!strcmp(o, "--tag") || !strcmp(o, "-t") ||
+				   !strcmp(o, "--from") || !strcmp(o, "--match")) {
+				pos[npos++] = argv[i];
+				if (i + 1 < argc)
+					pos[npos++] = argv[++i];
+			} else {
+				exec_args = !strcmp(o, "--") || o[0] != '-';
+				pos[npos++] = argv[i];
+			}
 		} else if (!strcmp(o, "--")) {
 			while (++i < argc)
 				pos[npos++] = argv[i];

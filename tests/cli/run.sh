@@ -182,6 +182,40 @@ else
 	fi
 fi
 
+# The man pages: no control bytes in the source (a "\f" typed into a
+# script once became a form feed there), and groff has nothing to warn of.
+for page in "$repo"/tools/*.1; do
+	cntrl=$(LC_ALL=C grep -c $'[\x01-\x08\x0b-\x1f\x7f]' "$page")
+	warn=$(groff -man -Tutf8 -ww -z "$page" 2>&1)
+	ok $([ "$cntrl" = 0 ] && [ -z "$warn" ] && echo 0 || echo 1) \
+		"$(basename "$page"): no control bytes ($cntrl lines), no groff warnings (${warn:0:100})"
+done
+
+# Terminal escapes from a workload (its process name, its tags' text) are
+# printed as \xHH, as util-linux prints names.
+proc $'E:x=a\x1b[31mb\\c\xc2\x9bd\xe2\x82\xac\n'
+run 50
+ok $([ $rc = 0 ] && [ "$out" = 'E:x=a\x1b[31mb\c\xc2\x9bd€' ] && echo 0 || echo 1) \
+	"ptags PID: ESC and a C1 control in a value are escaped; UTF-8 text and a backslash (the SPEC text) are not ('$out')"
+evil=$root/.bin/$'\x1b]0;x\a'
+mkdir -p "$root/.bin" && cp "$(command -v sleep)" "$evil"
+"$evil" 30 &
+epid=$!
+sleep 0.2
+printf 'E:y\n' >"$root/$epid"
+run ps E:y
+kill "$epid" 2>/dev/null
+wait "$epid" 2>/dev/null
+rm -f "$root/$epid"
+ok $([ $rc = 0 ] && [[ "$out" == *'\x1b]0;x\x07'*'E:y'* ]] && [[ "$out" != *$'\x1b'* ]] && echo 0 || echo 1) \
+	"ptags ps: a process name with terminal escapes is printed escaped ('$out')"
+run exec --tag A true -h
+ok $([ $rc != 0 ] || [[ "$out" != *"Usage"* ]] && [[ "$out" != *"usage"* ]] && echo 0 || echo 1) \
+	"'ptags exec --tag A CMD -h': -h is CMD's, not ptags's help ($rc: $out)"
+run watch self
+ok $([ $rc = 2 ] && [[ "$err" == *"self"* ]] && echo 0 || echo 1) \
+	"'ptags watch self' is a usage error that says why ($rc: $err)"
+
 # The ptags that is installed reads tags from a ptags file system only: a
 # plain directory of forged files named by PTAGS_ROOT (or a container's
 # empty /proc/ptags) is "not available", exit 8, for every kind of call.
@@ -226,6 +260,16 @@ if [ -x "$HOOK" ]; then
 		"hook: two annotations onto one tag name: refused ($rc: $err)"
 	hook --kubernetes=cri-o --if-loaded
 	ok $([ $rc = 0 ] && echo 0 || echo 1) "hook --kubernetes=cri-o --if-loaded runs ($rc: $err)"
+	out=$("$HOOK" -V 2>&1)
+	ok $([ $? = 0 ] && [[ "$out" == "ptags-oci-hook "* ]] && echo 0 || echo 1) "hook -V prints its version ($out)"
+	esc=$(printf '{"id":"a\\u001b[2Jb","pid":99999999}' | PTAGS_ROOT=$nofs/none "$HOOK" 2>&1 >/dev/null)
+	ok $([[ "$esc" == *'a\x1b[2Jb'* ]] && [[ "$esc" != *$'\x1b'* ]] && echo 0 || echo 1) \
+		"hook: a container id with a terminal escape is shown escaped in its messages ($esc)"
+	big=$( { printf '{"id":"c","pid":1,"x":"'; head -c $((5 << 20)) /dev/zero | tr '\0' a; printf '"}'; } |
+		PTAGS_ROOT=$nofs/none "$HOOK" 2>&1 >/dev/null)
+	rc=$?
+	ok $([ $rc = 1 ] && [[ "$big" == *"larger than 4 MiB"* ]] && echo 0 || echo 1) \
+		"hook: a state over 4 MiB on stdin is refused, not read to the end ($rc: ${big:0:120})"
 	rm -rf "$nofs"
 fi
 

@@ -13,6 +13,7 @@
 
 #include "ptags.h"
 
+#include <dirent.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -405,12 +406,25 @@ static int lib_next(struct ptags_watch *w, pid_t *pid, int ms)
 	}
 }
 
+/* Open descriptors of this process. */
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int n = 0;
+
+	while (d && readdir(d))
+		n++;
+	if (d)
+		closedir(d);
+	return n;
+}
+
 static void test_lib_watch(void)
 {
 	struct ptags_root *root;
 	struct ptags_watch *w, *w2;
 	pid_t a = pt_sleeper(NULL), b = pt_sleeper(NULL), got = 0;
-	int pfd, r, what;
+	int pfd, r, what, fds;
 
 	if (ptags_root_openat(AT_FDCWD, NULL, 0, &root) ||
 	    ptags_watch_open(root, PTAGS_WATCH_ALL, &w) || ptags_watch_open(root, 0, &w2))
@@ -431,14 +445,23 @@ static void test_lib_watch(void)
 	ok(what == PTAGS_WATCH_EXITED && got == a, "lib: exited (%s)", ptags_watch_what(what));
 
 	pfd = syscall(SYS_pidfd_open, b, 0);
+	fds = count_fds();
 	r = ptags_watch_pidfd(w2, pfd);
 	ok(r == 0, "lib: watch a process by pidfd (%d)", r);
+	r = ptags_watch_pidfd(w2, pfd);
+	ok(r == 0, "lib: watching it again is no error (%d)", r);
 	pt_write(b, "+L:b\n");
 	what = lib_next(w2, &got, 3000);
 	ok(what == PTAGS_WATCH_CHANGED && got == b, "lib: its change (%s)", ptags_watch_what(what));
+	what = lib_next(w2, &got, 300);
+	ok(what <= 0, "lib: reported once, though watched twice (then %s)", ptags_watch_what(what));
 	pt_stop(b);
 	what = lib_next(w2, &got, 3000);
 	ok(what == PTAGS_WATCH_EXITED && got == b, "lib: its exit (%s)", ptags_watch_what(what));
+	what = lib_next(w2, &got, 300);
+	ok(what <= 0, "lib: its exit reported once (then %s)", ptags_watch_what(what));
+	ok(count_fds() == fds, "lib: once it exited, the watch holds no descriptor of it (%d more)",
+	   count_fds() - fds);
 	r = ptags_watch_pidfd(w2, pfd);
 	ok(r == -ESRCH, "lib: watching an exited pidfd: -ESRCH (%d)", r);
 	close(pfd);

@@ -206,6 +206,8 @@ static void test_parse(void)
 	ok(ptags_set_tag(set, 4) == NULL, "tag index out of range gives NULL");
 	ok(ptags_set_find(set, "c-tag") == ptags_set_tag(set, 2) &&
 	   !ptags_set_find(set, "c"), "find by exact name");
+	ok(ptags_set_match(NULL, "x") == 0 && ptags_set_match(NULL, "x*") == -EINVAL,
+	   "set_match(NULL): the empty set matches nothing; the query is still checked");
 	ok(ptags_set_match(set, "c-tag=value-of-c=tag") == 1 &&
 	   ptags_set_match(set, "zz:*") == 0 && ptags_set_match(set, "d=w") == 0,
 	   "set match: NAME=VALUE, pattern");
