@@ -120,8 +120,9 @@ int ptags_root_openat(int dirfd, const char *path, unsigned int flags,
  * than the caller's user namespace; -ENODEV the module is not loaded;
  * -EPERM the caller may not mount the level and no mount of it serves it;
  * -ENOSYS no fsopen(2) and no such mount; -EAGAIN the module is still
- * loading; -ENOMEM, -EMFILE, another error of fsopen(2), fsconfig(2) or
- * fsmount(2).
+ * loading; -ENOSPC the level has its 64 instances in the caller's pid
+ * namespace (the module's bound) and none went within a second of waiting;
+ * -ENOMEM, -EMFILE, another error of fsopen(2), fsconfig(2) or fsmount(2).
  */
 int ptags_root_open_level(int level, unsigned int flags,
 			  struct ptags_root **root);

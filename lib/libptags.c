@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <sys/inotify.h>
 #include <sys/ioctl.h>
@@ -421,6 +422,15 @@ int ptags_root_open_level(int level, unsigned int flags,
 	if (flags || (level < 0 && level != PTAGS_LEVEL_OWN))
 		return -EINVAL;
 	fd = mount_level(level);
+	/*
+	 * -ENOSPC: the level already has 64 instances in this pid namespace
+	 * (the module's bound), most likely other private mounts like ours,
+	 * each gone when its owner closes it: wait for one, up to a second.
+	 */
+	for (int i = 0; fd == -ENOSPC && i < 100; i++) {
+		nanosleep(&(struct timespec){ .tv_nsec = 10 * 1000 * 1000 }, NULL);
+		fd = mount_level(level);
+	}
 	/*
 	 * May not mount (or no new mount API, as a seccomp filter may say):
 	 * a mount of that level someone made.  The caller's own level has

@@ -7,9 +7,12 @@
  * root's processes, which nobody watches at level 0, must hand nothing to
  * the watch worker (stats/watch_queued), and the user's own watchers must
  * still see the changes of its level.  One (level, pid namespace) holds at
- * most 64 superblocks: the 65th mount is ENOSPC, a bind mount is not.
+ * most 64 superblocks: the 65th mount is ENOSPC, a bind mount is not, and
+ * libptags's private mount of the level waits for one to go.
  */
 #include "guest.h"
+
+#include "ptags.h"
 
 #include <grp.h>	/* setgroups(), used by guest.h */
 #include <poll.h>
@@ -186,6 +189,25 @@ static int scope_cap_run(void *arg)
 		return 14;		/* room again */
 	if (mount_own(SCOPE_MAX + 1) != ENOSPC)
 		return 15;
+	/* Full: libptags's own mount of the level waits for room. */
+	{
+		struct ptags_root *root = NULL;
+		pid_t pid = fork();
+		int r;
+
+		if (pid < 0)
+			return 16;
+		if (!pid) {
+			usleep(300 * 1000);
+			_exit(umount(BASE "/m2") ? 1 : 0);
+		}
+		r = ptags_root_open_level(PTAGS_LEVEL_OWN, 0, &root);
+		if (wait_exit(pid))
+			return 17;
+		if (r)
+			return 18;
+		ptags_root_close(root);
+	}
 	/* A level=0 mount needs a pid namespace of our own: its own scope. */
 	return 0;
 }
@@ -195,7 +217,7 @@ static void test_scope_cap(void)
 	int rc = run_child(scope_cap_run, NULL);
 
 	ok(rc == 0,
-	   "§8: %d level=own mounts, the next ENOSPC, a bind mount free, room after an unmount (status %d)",
+	   "§8: %d level=own mounts, the next ENOSPC, a bind mount free, room after an unmount; ptags_root_open_level() waits for room (status %d)",
 	   SCOPE_MAX, rc);
 }
 
