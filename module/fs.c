@@ -39,6 +39,7 @@
 #include "uapi/linux/ptags.h"
 #include "compat.h"
 #include "ptags_module.h"
+#include "ptags_trace.h"
 
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */
 #define PTAGS_PID_NAME_MAX	sizeof("4294967295")
@@ -541,6 +542,8 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 out_buf:
 	kvfree(buf);
 out:
+	trace_ptags_change(pid_nr(file_inode(iocb->ki_filp)->i_private),
+			   sbi->level->level, task_tgid_nr(current), count, err);
 	if (err) {
 		ptags_count(&ptags_stats.refused, 1);
 		return err;

@@ -50,6 +50,8 @@
 
 #include "compat.h"
 #include "ptags_module.h"
+#define CREATE_TRACE_POINTS
+#include "ptags_trace.h"
 
 /*
  * 96 bytes on x86-64 without lock debugging: the cost of a process tagged at
@@ -423,6 +425,7 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 		return;
 	}
 	RCU_INIT_POINTER(proc->set, NULL);
+	trace_ptags_release(pid_nr(proc->tgid), proc->level->level, cur->count);
 	/* The change, then who watches it: see ptags_watched(). */
 	smp_mb();
 	ptags_proc_event(proc, ev);
@@ -774,6 +777,8 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child)
 			pt_set_put(set);
 			break;
 		}
+		trace_ptags_inherit(task_tgid_nr(parent), task_pid_nr(child),
+				    proc->level->level, set->count);
 		inherited = true;
 	}
 	rcu_read_unlock();
@@ -805,6 +810,8 @@ static bool ptags_proc_exec(struct ptags_proc *proc)
 		raw_spin_unlock(&proc->lock);
 		return false;
 	}
+	trace_ptags_prune(pid_nr(proc->tgid), proc->level->level, cur->count,
+			  next ? next->count : 0);
 	ptags_proc_publish(proc, cur, next ? pt_set_get(next) : NULL,
 			   next ? PTAGS_EV_MODIFY :
 			   PTAGS_EV_MODIFY | PTAGS_EV_DELETE);
