@@ -182,6 +182,13 @@ else
 	fi
 fi
 
+# libptags.a defines no global symbol but the API's: its pt_* helpers
+# (shared with the module) must not meet a program's own pt_* names.
+if [ -e "$repo/lib/libptags.a" ]; then
+	other=$(nm -g --defined-only "$repo/lib/libptags.a" 2>/dev/null | awk 'NF == 3 && $3 !~ /^ptags_/ { print $3 }' | tr '\n' ' ')
+	ok $([ -z "$other" ] && echo 0 || echo 1) "libptags.a: every global symbol is ptags_* (others: ${other:-none})"
+fi
+
 # The man pages: no control bytes in the source (a "\f" typed into a
 # script once became a form feed there), and groff has nothing to warn of.
 for page in "$repo"/tools/*.1; do
