@@ -75,7 +75,7 @@ arch_deps "$arch" || { echo "guest-test: cannot install the packages $arch needs
 # Cross builds: kbuild's and the user-space Makefiles' variables.
 kmake=("${KMAKE[@]}")
 umake=()
-[ -z "$CROSS" ] || umake=(CC="${CROSS}gcc" AR="${CROSS}ar")
+[ -z "$CROSS" ] || umake=(CC="${CROSS}gcc" AR="${CROSS}ar" OBJCOPY="${CROSS}objcopy")
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
 TIMEOUT=${TIMEOUT:-1800}
@@ -249,20 +249,15 @@ if [ $scale = 1 ]; then
 elif [ $bench = 1 ]; then
 	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
 	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
-	# With the BPF peer (tests/bench/bpf-peer), built for this machine's
-	# architecture only (its libbpf is the static one of libbpf-dev).  Not
-	# on a kernel that allocates task storage with kmalloc_nolock() (its
-	# BTF has bpf_map_kmalloc_nolock(): 7.2), which refuses the peer's
-	# 64 KiB element (ENOMEM, tests/bench/bpf-peer/peer.h), and whose
-	# smaller blob would not hold the bench's 1000 tags.
+	# With the BPF peer (tests/bench/bpf-peer) and its smoke test, built
+	# for this machine's architecture only (its libbpf is the static one
+	# of libbpf-dev).
 	peer=()
-	[ "$arch" != amd64 ] || scripts/deps.sh bpf || fatal "the BPF peer's packages install"
-	if [ "$arch" = amd64 ] && bpftool btf dump file "$kroot$kdir/vmlinux" format raw 2>/dev/null |
-	   grep "FUNC 'bpf_map_kmalloc_nolock'" >/dev/null; then
-		msg "bench: no BPF peer on $KVER: its task storage is allocated with kmalloc_nolock(), at most 8 KiB an element (the peer's is 64 KiB)"
-	elif [ "$arch" = amd64 ]; then
+	if [ "$arch" = amd64 ]; then
+		scripts/deps.sh bpf || fatal "the BPF peer's packages install"
 		make -C tests/bench/bpf-peer BUILD="$BUILD/bpf-peer" >"$BUILD/bpf-peer.log" 2>&1 ||
 			{ cat "$BUILD/bpf-peer.log" >&2; fatal "the BPF peer builds"; }
+		cp "$BUILD/bpf-peer/peer-smoke" "$root/peer-smoke"
 		peer=(-DPTAGS_BPF_PEER -I"$BUILD/bpf-peer" -Itests/bench/bpf-peer
 		      "$BUILD/bpf-peer/libbpfpeer.a" -lbpf -lelf -lz -lzstd)
 	else
