@@ -37,7 +37,7 @@ cp -a "$repo"/{debian,dkms.conf,Kbuild,Makefile,VERSION,module,include,lib,tools
 	{ cat "$BUILD/build.log" >&2; exit 1; }
 # lintian's verdict on every package; the tags it may report and why they
 # are accepted are in debian/lintian-accepted.
-(cd "$BUILD" && lintian --fail-on error,warning \
+(cd "$BUILD" && lintian --pedantic --display-info --fail-on error,warning,info,pedantic \
 	--suppress-tags-from-file "$repo/debian/lintian-accepted" \
 	ptags_"$ver"_*.changes) >"$BUILD/lintian.log" 2>&1 ||
 	{ cat "$BUILD/lintian.log" >&2; echo "deb: lintian failed" >&2; exit 1; }
