@@ -12,7 +12,7 @@
 #   make libtest         host tests of libptags against a fake root (also under ASan/UBSan)
 #   make clitest         host tests of the ptags command line against a fake root
 #   make guest           in-guest suite only
-#   make bench           what ptags costs on fork/exec/exit, read and write (QEMU, one boot)
+#   make bench           what ptags and a BPF peer cost, interleaved (QEMU, two boots)
 #   make bench-scale     the same with up to 100 000 processes alive (a 12 GiB guest)
 #   make fuzz            libFuzzer targets of the engine vs a SPEC model, FUZZ_SECONDS each (60)
 #   make check-debug     the in-guest suite on a KASAN/lockdep/kmemleak/fault-injection kernel
@@ -83,7 +83,7 @@ run:
 	scripts/guest-test.sh --demo
 
 bench:
-	BUILD=$(BUILD)/bench scripts/guest-test.sh --bench
+	BUILD=$(BUILD)/bench scripts/bench.sh
 
 bench-scale:
 	BUILD=$(BUILD)/bench-scale scripts/guest-test.sh --scale

@@ -78,8 +78,8 @@ umake=()
 [ -z "$CROSS" ] || umake=(CC="${CROSS}gcc" AR="${CROSS}ar" OBJCOPY="${CROSS}objcopy")
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
-TIMEOUT=${TIMEOUT:-1800}
-TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $bench = 1 ] && echo 3000 || echo 300)}
+TIMEOUT=${TIMEOUT:-$([ $bench = 1 ] && echo 5400 || echo 1800)}
+TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $bench = 1 ] && echo 5000 || echo 300)}
 QEMU_EXTRA=${QEMU_EXTRA:-}
 GUEST_MEM=${GUEST_MEM:-$([ $scale = 1 ] && echo 12288 || echo 2048)}
 MODSRC=${MODSRC:-$repo}
