@@ -10,6 +10,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <time.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -70,6 +71,8 @@ static const char usage_text[] =
 "  exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n"
 "                                  add kept tags (or copy PID's tags matching\n"
 "                                  PATTERN) to itself, then execute CMD\n"
+"  stats [--prometheus]            the module's counters (--prometheus: the\n"
+"                                  node exporter's textfile format)\n"
 "\n"
 "Options:\n"
 "  --json      listings (PID..., ps) as JSON; watch: one object per line\n"
@@ -1072,6 +1075,127 @@ static int cmd_watch(int argc, char **argv)
 #define EXEC_MAX_MATCH	16
 
 /*
+ * ptags stats: the module's counters (SPEC §8), one file each under
+ * /sys/module/ptags/stats ($PTAGS_STATS_DIR for tests), sorted by name:
+ * NAME VALUE lines, one JSON object, or Prometheus's text format (the node
+ * exporter's textfile collector reads it), where counters get "_total".
+ * A counter this table does not know (a newer module) is shown too.
+ */
+static const struct {
+	const char *name, *help;
+	int counter;
+} stat_info[] = {
+	{ "bytes", "Bytes of tag names and values held", 0 },
+	{ "inherited", "Forks that received tags", 1 },
+	{ "killed", "Processes killed by the fail-closed rule (SPEC 9)", 1 },
+	{ "live_sets", "Tag sets in memory", 0 },
+	{ "memory", "Bytes of kernel memory held for tag sets and process entries", 0 },
+	{ "pruned", "Execs that removed tags", 1 },
+	{ "refused", "Writes to /proc/ptags that failed", 1 },
+	{ "tagged_processes", "Processes that hold tags", 0 },
+	{ "watch_queued", "Changes handed to the watch worker", 1 },
+};
+
+#define STATS_MAX	64
+
+struct stat_value {
+	char name[64];
+	long long value;
+};
+
+static int stat_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct stat_value *)a)->name,
+		      ((const struct stat_value *)b)->name);
+}
+
+/* Every counter of @dir into @v (at most STATS_MAX); their number or -1. */
+static int stats_read(const char *dir, struct stat_value *v)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	int n = 0;
+
+	if (!d) {
+		fprintf(stderr, "ptags: ptags is not loaded (%s: %s)\n", dir,
+			strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)) && n < STATS_MAX) {
+		char path[4096], buf[32], *end;
+		ssize_t len;
+		int fd;
+
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(v[n].name))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		len = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+		if (fd >= 0)
+			close(fd);
+		if (len <= 0)
+			continue;	/* not a counter file */
+		buf[len] = 0;
+		errno = 0;
+		v[n].value = strtoll(buf, &end, 10);
+		if (errno || end == buf || (*end && strcmp(end, "\n"))) {
+			fprintf(stderr, "ptags: %s: not a number\n", path);
+			closedir(d);
+			return -2;
+		}
+		strcpy(v[n].name, e->d_name);
+		n++;
+	}
+	closedir(d);
+	qsort(v, n, sizeof(v[0]), stat_cmp);
+	return n;
+}
+
+static int cmd_stats(int argc, char **argv)
+{
+	const char *dir = getenv("PTAGS_STATS_DIR");
+	struct stat_value v[STATS_MAX];
+	int prometheus = 0, i, n;
+	size_t k;
+
+	for (i = 0; i < argc; i++) {
+		if (strcmp(argv[i], "--prometheus"))
+			return usage_error("stats takes no argument but --prometheus");
+		prometheus = 1;
+	}
+	if (prometheus && json)
+		return usage_error("stats: --prometheus or --json, not both");
+	n = stats_read(dir && *dir ? dir : "/sys/module/ptags/stats", v);
+	if (n < 0)
+		return n == -1 ? EX_NOPTAGS : EX_OTHER;
+	if (json)
+		putchar('{');
+	for (i = 0; i < n; i++) {
+		const char *help = NULL, *type = "untyped", *suffix = "";
+
+		for (k = 0; k < sizeof(stat_info) / sizeof(stat_info[0]); k++)
+			if (!strcmp(stat_info[k].name, v[i].name)) {
+				help = stat_info[k].help;
+				type = stat_info[k].counter ? "counter" : "gauge";
+				suffix = stat_info[k].counter ? "_total" : "";
+			}
+		if (json)
+			printf("%s\"%s\":%lld", i ? "," : "", v[i].name, v[i].value);
+		else if (!prometheus)
+			printf("%s %lld\n", v[i].name, v[i].value);
+		else
+			printf("# HELP ptags_%s%s %s\n# TYPE ptags_%s%s %s\nptags_%s%s %lld\n",
+			       v[i].name, suffix,
+			       help ? help : "A counter of the ptags module",
+			       v[i].name, suffix, type, v[i].name, suffix,
+			       v[i].value);
+	}
+	if (json)
+		puts("}");
+	return fflush(stdout) ? EX_OTHER : EX_OK;
+}
+
+/*
  * Copy to @txn, kept and with their values, the tags of @from that match
  * one of @pats, after removing from ptags itself whatever matches them.
  * The tags are read through a pidfd: never those of a process that took
@@ -1230,6 +1354,7 @@ static const struct {
 	{ "apply", "apply PID [FILE]\n  Send FILE (default or -: standard input) as one transaction of\n  protocol lines; on failure, name the line that failed.\n" },
 	{ "ps", "ps [NAME|PREFIX:*|NAME=VALUE]\n  Tagged processes: pid, command, matching tags (--json: as JSON).\n" },
 	{ "watch", "watch [--json] [PID... | NAME|PREFIX:*|NAME=VALUE]\n  One line per change until interrupted: time, pid, what happened (tagged,\n  changed, untagged, exited, overflow) and the tags (those matching the\n  query).  PIDs: their changes, until they all exited.  --json: one object\n  per line.\n" },
+	{ "stats", "stats [--prometheus]\n  The module's counters (/sys/module/ptags/stats), one NAME VALUE line each;\n  --json: one object; --prometheus: Prometheus's text format, for the node\n  exporter's textfile collector (counters end in _total).\n" },
 	{ "exec", "exec [--tag NAME[=VALUE]]... [--from PID --match PATTERN...] -- CMD [ARG...]\n  Add kept tags to itself, then execute CMD (which also inherits every\n  kept tag ptags holds, permission tags included: see ptags(1)).\n  --from PID --match PATTERN: copy PID's tags matching PATTERN (read by\n  pidfd), kept, after removing ptags's own: \"runc exec\" joins a container\n  with  ptags exec --from INIT_PID --match 'oci:*' -- runc exec ID CMD\n" },
 };
 
@@ -1248,6 +1373,8 @@ static int command_arg(const char *cmd, const char *arg)
 {
 	if (!cmd)
 		return 0;
+	if (!strcmp(arg, "--prometheus"))
+		return !strcmp(cmd, "stats");
 	if (!strcmp(arg, "--all") || !strcmp(arg, "-a"))
 		return !strcmp(cmd, "rm") || !strcmp(cmd, "keep") ||
 		       !strcmp(cmd, "unkeep");
@@ -1356,6 +1483,8 @@ int main(int argc, char **argv)
 		return cmd_exec(npos - 1, pos + 1);
 	if (!strcmp(cmd, "watch"))
 		return cmd_watch(npos - 1, pos + 1);
+	if (!strcmp(cmd, "stats"))
+		return cmd_stats(npos - 1, pos + 1);
 	for (k = 0; k < sizeof(changes) / sizeof(changes[0]); k++)
 		if (!strcmp(cmd, changes[k].cmd))
 			return cmd_change(&changes[k], npos - 1, pos + 1);

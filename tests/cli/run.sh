@@ -52,7 +52,7 @@ run add 50 --help
 ok $([ $rc = 0 ] && [ -z "$(written)" ] && [[ "$out" == *"add PID"* ]] && echo 0 || echo 1) \
 	"'add 50 --help' shows the command's usage and writes nothing ($rc)"
 
-for c in rm set unset keep unkeep has apply ps exec; do
+for c in rm set unset keep unkeep has apply ps exec stats; do
 	run "$c" --help
 	ok $([ $rc = 0 ] && [[ "$out" == "Usage: ptags $c"* ]] && echo 0 || echo 1) \
 		"'$c --help' shows the usage of $c ($rc)"
@@ -279,6 +279,46 @@ if [ -x "$HOOK" ]; then
 		"hook: a state over 4 MiB on stdin is refused, not read to the end ($rc: ${big:0:120})"
 	rm -rf "$nofs"
 fi
+
+# ptags stats (issue 26): the module's counters from $PTAGS_STATS_DIR (a
+# fake /sys/module/ptags/stats), as lines, JSON and Prometheus text.
+stats=$root/.stats
+mkdir -p "$stats"
+for f in live_sets=2 tagged_processes=3 bytes=40 memory=400 inherited=7 \
+	 pruned=1 refused=5 killed=0 watch_queued=9 future_thing=4; do
+	echo "${f#*=}" >"$stats/${f%=*}"
+done
+export PTAGS_STATS_DIR=$stats
+run stats
+ok $([ $rc = 0 ] && [ "$(echo "$out" | head -n1)" = "bytes 40" ] &&
+	echo "$out" | grep -qx "refused 5" && echo "$out" | grep -qx "future_thing 4" &&
+	[ "$(echo "$out" | wc -l)" = 10 ] && echo 0 || echo 1) \
+	"stats: one NAME VALUE line per counter, sorted, unknown ones too ($rc)"
+run stats --prometheus
+ok $([ $rc = 0 ] && echo "$out" | grep -qx "ptags_refused_total 5" &&
+	echo "$out" | grep -qx "# TYPE ptags_refused_total counter" &&
+	echo "$out" | grep -qx "# TYPE ptags_tagged_processes gauge" &&
+	echo "$out" | grep -qx "ptags_tagged_processes 3" &&
+	echo "$out" | grep -qx "ptags_killed_total 0" &&
+	echo "$out" | grep -qx "# TYPE ptags_future_thing untyped" &&
+	[ "$(echo "$out" | grep -c '^# HELP ptags_')" = 10 ] && echo 0 || echo 1) \
+	"stats --prometheus: HELP, TYPE and a sample per counter, _total on counters ($rc)"
+run --json stats
+ok $([ $rc = 0 ] && [ "$out" = '{"bytes":40,"future_thing":4,"inherited":7,"killed":0,"live_sets":2,"memory":400,"pruned":1,"refused":5,"tagged_processes":3,"watch_queued":9}' ] &&
+	echo 0 || echo 1) "--json stats: one object ($rc, '$out')"
+run stats --prometheus --json
+ok $([ $rc = 2 ] && echo 0 || echo 1) "stats: --prometheus and --json together are a usage error ($rc)"
+run stats 50
+ok $([ $rc = 2 ] && echo 0 || echo 1) "stats takes no argument ($rc)"
+echo junk >"$stats/bytes"
+run stats
+ok $([ $rc = 9 ] && [[ "$err" == *bytes* ]] && echo 0 || echo 1) \
+	"stats: a counter that is not a number is an error naming it ($rc, '$err')"
+export PTAGS_STATS_DIR=$root/.nostats
+run stats --prometheus
+ok $([ $rc = 8 ] && [ -z "$out" ] && [[ "$err" == *"not loaded"* ]] && echo 0 || echo 1) \
+	"stats without the module: exit 8, nothing on stdout ($rc, '$err')"
+unset PTAGS_STATS_DIR
 
 echo "1..$n"
 [ $failed = 0 ]

@@ -490,6 +490,43 @@ static void test_ps(void)
 	pt_stop(b);
 }
 
+/*
+ * ptags stats against the module's own files: while two processes are
+ * tagged, each line is what /sys/module/ptags/stats says, refused counts
+ * a refused write, and an unprivileged user may read them.
+ */
+static void test_stats(void)
+{
+	pid_t a = pt_sleeper("sleeper"), b = pt_sleeper("sleeper");
+	long tagged, refused;
+	char want[128];
+	int r;
+
+	pt_write(a, "+stats:a\n");
+	pt_write(b, "+stats:b\n");
+	tagged = file_long("/sys/module/ptags/stats/tagged_processes");
+	r = run("stats");
+	snprintf(want, sizeof(want), "\ntagged_processes %ld\n", tagged);
+	ok(r == 0 && tagged >= 2 && strstr(out, want) && strstr(out, "refused "),
+	   "stats: tagged_processes %ld as the module counts it (%s)", tagged,
+	   flat(out));
+	refused = file_long("/sys/module/ptags/stats/refused");
+	pt_write(a, "!stats:none=1\n");	/* ENOENT: refused */
+	r = run("stats", "--prometheus");
+	snprintf(want, sizeof(want), "\nptags_refused_total %ld\n", refused + 1);
+	ok(r == 0 && strstr(out, want) &&
+	   strstr(out, "# TYPE ptags_tagged_processes gauge\n"),
+	   "stats --prometheus: a refused write moved ptags_refused_total to %ld (%s)",
+	   refused + 1, flat(out));
+	unpriv = true;
+	r = run("--json", "stats");
+	unpriv = false;
+	ok(r == 0 && json_valid(out) && strstr(out, "\"killed\":"),
+	   "stats --json as uid 65534 (%d, %s)", r, flat(out));
+	pt_stop(a);
+	pt_stop(b);
+}
+
 static void test_exec(void)
 {
 	pid_t pid;
@@ -600,6 +637,7 @@ int main(void)
 	test_has_apply();
 	test_unkept_rights();
 	test_ps();
+	test_stats();
 	test_exec();
 	test_daemon();
 	return tap_done();
