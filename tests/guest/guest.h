@@ -20,13 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <linux/capability.h>
 
 #define PT_ROOT "/proc/ptags"
+#define TRACEFS "/sys/kernel/tracing"
 
 static int tap_count;
 static int tap_failures;
@@ -531,6 +534,44 @@ static inline void pt_stop(pid_t pid)
 {
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
+}
+
+/* tracefs on TRACEFS, mounted here if need be; false if the kernel has none. */
+static inline bool tracefs_ready(void)
+{
+	mkdir(TRACEFS, 0755);
+	return !access(TRACEFS "/trace", F_OK) ||
+	       !mount("tracefs", TRACEFS, "tracefs", 0, NULL);
+}
+
+/* Empty the trace buffer (opening "trace" with O_TRUNC does): 0 or errno. */
+static inline int trace_clear(void)
+{
+	int fd = open(TRACEFS "/trace", O_WRONLY | O_TRUNC);
+
+	if (fd < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+/*
+ * The time stamp, in microseconds, of the first line of the trace text
+ * @trace that holds @what (an event name and its fields), or -1.  A line
+ * reads "TASK-PID [CPU] FLAGS SECONDS.MICROS: EVENT: FIELDS".
+ */
+static inline long long trace_stamp_us(const char *trace, const char *what)
+{
+	const char *p = strstr(trace, what), *q;
+	unsigned long long s, us;
+
+	if (!p || p - trace < 3 || p[-2] != ':')
+		return -1;
+	for (q = p - 2; q > trace && q[-1] != ' '; q--)
+		;
+	if (sscanf(q, "%llu.%6llu:", &s, &us) != 2)
+		return -1;
+	return (long long)(s * 1000000ULL + us);
 }
 
 #endif /* PTAGS_GUEST_H */

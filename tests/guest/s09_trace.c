@@ -8,10 +8,6 @@
  */
 #include "guest.h"
 
-#include <sys/mount.h>
-#include <sys/stat.h>
-
-#define TRACEFS	"/sys/kernel/tracing"
 #define EVENTS	TRACEFS "/events/ptags/"
 
 static char trace[1 << 20];
@@ -54,9 +50,7 @@ int main(void)
 	unsigned int i;
 	int st;
 
-	mkdir(TRACEFS, 0755);
-	if (access(TRACEFS "/trace", F_OK) &&
-	    mount("tracefs", TRACEFS, "tracefs", 0, NULL)) {
+	if (!tracefs_ready()) {
 		ok(true, "# SKIP no tracefs (%s)", strerror(errno));
 		return tap_done();
 	}
@@ -68,7 +62,7 @@ int main(void)
 	pt_write(0, "-\n");
 	v = pt_sleeper(NULL);
 	/* Disabled: nothing is recorded. */
-	if (enable("0\n") || file_write(TRACEFS "/trace", "\n"))
+	if (enable("0\n") || trace_clear())
 		die("clear the trace");
 	pt_write(v, "+tr:off\n");
 	read_trace();
