@@ -1085,6 +1085,8 @@ static const struct {
 	const char *name, *help;
 	int counter;
 } stat_info[] = {
+	{ "audit_suppressed", "Audit records left out over the rate limit", 1 },
+	{ "audited", "Audit records of changes to others' tags and of EPERM refusals", 1 },
 	{ "bytes", "Bytes of tag names and values held", 0 },
 	{ "inherited", "Forks that received tags", 1 },
 	{ "killed", "Processes killed by the fail-closed rule (SPEC 9)", 1 },
@@ -1116,17 +1118,25 @@ static int stats_read(const char *dir, struct stat_value *v)
 	struct dirent *e;
 	int n = 0;
 
-	if (!d) {
+	if (!d && errno == ENOENT) {
 		fprintf(stderr, "ptags: ptags is not loaded (%s: %s)\n", dir,
 			strerror(errno));
 		return -1;
 	}
+	if (!d) {
+		fprintf(stderr, "ptags: %s: %s\n", dir, strerror(errno));
+		return -2;
+	}
 	while ((e = readdir(d)) && n < STATS_MAX) {
 		char path[4096], buf[32], *end;
+		size_t namelen = strlen(e->d_name);
 		ssize_t len;
 		int fd;
 
-		if (e->d_name[0] == '.' || strlen(e->d_name) >= sizeof(v[n].name))
+		/* A counter's name is a metric's and a JSON key: [A-Za-z0-9_]. */
+		if (!namelen || namelen >= sizeof(v[n].name) ||
+		    strspn(e->d_name, "abcdefghijklmnopqrstuvwxyz"
+			   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != namelen)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -1192,7 +1202,7 @@ static int cmd_stats(int argc, char **argv)
 	}
 	if (json)
 		puts("}");
-	return fflush(stdout) ? EX_OTHER : EX_OK;
+	return fflush(stdout) || ferror(stdout) ? EX_OTHER : EX_OK;
 }
 
 /*

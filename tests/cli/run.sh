@@ -306,6 +306,14 @@ ok $([ $rc = 0 ] && echo "$out" | grep -qx "ptags_refused_total 5" &&
 run --json stats
 ok $([ $rc = 0 ] && [ "$out" = '{"bytes":40,"future_thing":4,"inherited":7,"killed":0,"live_sets":2,"memory":400,"pruned":1,"refused":5,"tagged_processes":3,"watch_queued":9}' ] &&
 	echo 0 || echo 1) "--json stats: one object ($rc, '$out')"
+echo 3 >"$stats/we-ird\"x"
+run --json stats
+ok $([ $rc = 0 ] && [ "$out" = '{"bytes":40,"future_thing":4,"inherited":7,"killed":0,"live_sets":2,"memory":400,"pruned":1,"refused":5,"tagged_processes":3,"watch_queued":9}' ] &&
+	echo 0 || echo 1) "stats: a file whose name is not [A-Za-z0-9_] is no counter, in any format ($rc, '$out')"
+run stats --prometheus
+ok $([ $rc = 0 ] && ! echo "$out" | grep -q 'ird' && echo 0 || echo 1) \
+	"stats --prometheus: no metric of that name ($rc)"
+rm -f "$stats/we-ird\"x"
 run stats --prometheus --json
 ok $([ $rc = 2 ] && echo 0 || echo 1) "stats: --prometheus and --json together are a usage error ($rc)"
 run stats 50
@@ -318,6 +326,12 @@ export PTAGS_STATS_DIR=$root/.nostats
 run stats --prometheus
 ok $([ $rc = 8 ] && [ -z "$out" ] && [[ "$err" == *"not loaded"* ]] && echo 0 || echo 1) \
 	"stats without the module: exit 8, nothing on stdout ($rc, '$err')"
+export PTAGS_STATS_DIR=$root/.statsfile
+echo 1 >"$PTAGS_STATS_DIR"
+run stats
+ok $([ $rc = 9 ] && [[ "$err" != *"not loaded"* ]] && [[ "$err" == *.statsfile* ]] && echo 0 || echo 1) \
+	"stats: a directory that cannot be read (not one) is an error, not \"not loaded\" ($rc, '$err')"
+rm -f "$PTAGS_STATS_DIR"
 unset PTAGS_STATS_DIR
 
 echo "1..$n"
