@@ -447,7 +447,8 @@ static int ptags_turn_take(struct ptags_turn *t,
  * prune per set) can move it again: no write is starved.
  */
 static int ptags_apply(struct task_struct *task, struct user_namespace *level,
-		       const char *buf, size_t len, const struct pt_writer *w)
+		       const char *buf, size_t len, const struct pt_writer *w,
+		       bool *changed)
 {
 	const struct pt_limits lim = {
 		.max_tags = READ_ONCE(ptags_max_tags),
@@ -479,6 +480,7 @@ static int ptags_apply(struct task_struct *task, struct user_namespace *level,
 	}
 	ptags_turn_give(&turn);
 out:
+	*changed = !err && res.changed;
 	pt_set_put(old);
 	return err;
 }
@@ -507,6 +509,7 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	size_t count = iov_iter_count(from);
 	struct task_struct *task;
 	struct pt_writer w;
+	bool changed;
 	char *buf;
 	int err;
 
@@ -536,8 +539,10 @@ static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 	w.same_opener = task_tgid(current) == f->opener;
 	w.self = task->signal == current->signal;
 	w.privileged = f->opener_priv && ptags_privileged(sbi);
-	err = ptags_apply(task, sbi->level, buf, count, &w);
+	err = ptags_apply(task, sbi->level, buf, count, &w, &changed);
 	pt_set_put((struct pt_set *)w.rights);
+	ptags_audit_write(task_tgid_nr(task), sbi->level->level, buf, count,
+			  err, !w.self, changed);
 	put_task_struct(task);
 out_buf:
 	kvfree(buf);

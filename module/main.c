@@ -18,6 +18,7 @@ static int __init ptags_init(void)
 {
 	int err;
 
+	ptags_audit_init();
 	err = ptags_stats_init();
 	if (err)
 		return err;

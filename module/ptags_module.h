@@ -8,6 +8,7 @@
  *   fs.c     the "ptags" file system: /proc/ptags/PID, self, listing
  *   sets.c   the engine's shim: memory, deferred freeing
  *   stats.c  module parameters and counters
+ *   audit.c  audit records of changes to others' tags and of refusals
  *   engine.c the tag engine (plain C, shared with user-space tests)
  */
 #ifndef PTAGS_MODULE_H
@@ -97,6 +98,8 @@ struct ptags_stats {
 	atomic64_t killed;
 	atomic64_t memory;
 	atomic64_t watch_queued;	/* entries handed to the watch worker */
+	atomic64_t audited;		/* audit records sent */
+	atomic64_t audit_suppressed;	/* records over the rate limit */
 };
 
 extern struct ptags_stats ptags_stats;
@@ -112,5 +115,10 @@ static inline void ptags_count(atomic64_t *counter, long delta)
 {
 	atomic64_add(delta, counter);
 }
+
+/* audit.c */
+void ptags_audit_init(void);
+void ptags_audit_write(pid_t target, int level, const char *buf, size_t len,
+		       int err, bool other, bool changed);
 
 #endif /* PTAGS_MODULE_H */

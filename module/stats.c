@@ -50,6 +50,8 @@ PTAGS_STAT(refused);
 PTAGS_STAT(killed);
 PTAGS_STAT(memory);
 PTAGS_STAT(watch_queued);
+PTAGS_STAT(audited);
+PTAGS_STAT(audit_suppressed);
 
 static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_live_sets.attr,
@@ -61,6 +63,8 @@ static struct attribute *ptags_stats_attrs[] = {
 	&ptags_attr_killed.attr,
 	&ptags_attr_memory.attr,
 	&ptags_attr_watch_queued.attr,
+	&ptags_attr_audited.attr,
+	&ptags_attr_audit_suppressed.attr,
 	NULL,
 };
 

@@ -5,7 +5,7 @@
 # QEMU (TCG).
 #
 #   1. A bookworm root file system made with debootstrap (systemd, udev,
-#      dkms, kmod, linux-image-KVER and linux-headers-KVER), cached in
+#      dkms, kmod, linux-image-KVER and linux-headers-KVER, podman, auditd), cached in
 #      $PTAGS_E2E (default <repo>/.cache/e2e/root); a fresh ext4 disk image
 #      is made from it for every run.
 #   2. The packages of scripts/deb.sh (ptags-dkms, libptags1, libptags-dev,
@@ -64,7 +64,7 @@ chrooted() {
 # 1. The root file system.
 exec 9>"$cache/.lock"
 flock 9
-if [ ! -e "$root/.done-$KVER-3" ]; then
+if [ ! -e "$root/.done-$KVER-4" ]; then
 	rm -rf "$root"
 	mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && !/-security/ { print u; exit }' \
 		/etc/apt/sources.list.d/debian.sources)
@@ -83,14 +83,14 @@ if [ ! -e "$root/.done-$KVER-3" ]; then
 	chrooted sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms \
 		linux-image-$KVER linux-headers-$KVER initramfs-tools \
-		libjansson4 podman uidmap busybox-static" \
+		libjansson4 podman uidmap busybox-static auditd" \
 		>"$cache/install.log" 2>&1 </dev/null ||
 		{ tail -n 30 "$cache/install.log" >&2; die "apt-get install in the root failed"; }
 	chroot "$root" apt-get clean
 	echo ptags-e2e >"$root/etc/hostname"
 	printf '/dev/vda / ext4 defaults 0 1\n' >"$root/etc/fstab"
 	chroot "$root" passwd -d root >/dev/null
-	touch "$root/.done-$KVER-3"
+	touch "$root/.done-$KVER-4"
 fi
 
 # 2. This run's disk: the cached root plus the package and the steps.
