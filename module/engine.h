@@ -64,8 +64,9 @@ struct pt_limits {
  *		used only when !@same_opener (SPEC §5.5)
  * @same_opener: the writer is the process that opened the file
  * @self:	the writer acts on its own tag set (SPEC §5.2 vs §5.3)
- * @privileged:	CAP_MAC_ADMIN in the initial user namespace for both the
- *		writer and the opener, or a kernel thread (SPEC §5.4)
+ * @privileged:	CAP_MAC_ADMIN in the level's user namespace (the initial
+ *		one at level 0) for both the writer and the opener; being a
+ *		kernel thread grants nothing by itself (SPEC §5.4, §12)
  */
 struct pt_writer {
 	const struct pt_set *rights;

@@ -8,6 +8,9 @@
 #   scripts/guest-test.sh --demo    run tests/qemu/demo.sh on the console
 #   scripts/guest-test.sh --bench   run tests/bench/bench.c (make bench): one
 #                                   boot, one CPU, clock counting instructions
+#                                   (with BENCH_SMOKE_ONLY=1: only the BPF
+#                                   peer's smoke test and counters, on two
+#                                   CPUs, a few minutes)
 #   scripts/guest-test.sh --scale   run tests/bench/scale.c (make bench-scale):
 #                                   the same with 100 000 processes alive, in
 #                                   a guest of GUEST_MEM (default 12288) MiB
@@ -43,6 +46,12 @@
 #   GUEST_BINS    space-separated programs built elsewhere (static, for the
 #                 guest's architecture) that run as tests too, by file name
 #   GUEST_MEM     the guest's memory in MiB (default 2048; --scale 12288)
+#   BENCH_SMOKE_ONLY  with --bench, 1: build and boot only what the BPF peer's
+#                 smoke test needs (no floor modules), pass ptbench=smoke
+#                 (the bench gets BENCH_SMOKE_ONLY=1: peer-smoke and the peer's
+#                 counters, then it stops), and boot two vCPUs without
+#                 icount, which the smoke test's races want and which
+#                 measures nothing
 #
 # Output under $BUILD: module.log (kbuild output), console.log (ttyS0),
 # tap.out (raw TAP from the guest on ttyS1), results.tap (tap.out plus the
@@ -65,6 +74,11 @@ case ${1:-} in
 "")	;;
 *)	echo "usage: $0 [--demo|--bench|--scale]" >&2; exit 2 ;;
 esac
+smoke=0
+if [ $bench = 1 ] && [ $scale = 0 ] && [ -n "${BENCH_SMOKE_ONLY:-}" ] &&
+	[ "$BENCH_SMOKE_ONLY" != 0 ]; then
+	smoke=1
+fi
 
 . scripts/arch.sh
 scripts/deps.sh base || { echo "guest-test: cannot install the packages it needs" >&2; exit 1; }
@@ -78,8 +92,8 @@ umake=()
 [ -z "$CROSS" ] || umake=(CC="${CROSS}gcc" AR="${CROSS}ar" OBJCOPY="${CROSS}objcopy")
 BUILD=${BUILD:-$repo/build/guest}
 TESTS=${TESTS:-}
-TIMEOUT=${TIMEOUT:-$([ $bench = 1 ] && echo 5400 || echo 1800)}
-TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $bench = 1 ] && echo 5000 || echo 300)}
+TIMEOUT=${TIMEOUT:-$([ $smoke = 1 ] && echo 1200 || { [ $bench = 1 ] && echo 5400 || echo 1800; })}
+TEST_TIMEOUT=${TEST_TIMEOUT:-$([ $smoke = 1 ] && echo 900 || { [ $bench = 1 ] && echo 5000 || echo 300; })}
 QEMU_EXTRA=${QEMU_EXTRA:-}
 GUEST_MEM=${GUEST_MEM:-$([ $scale = 1 ] && echo 12288 || echo 2048)}
 MODSRC=${MODSRC:-$repo}
@@ -181,10 +195,8 @@ kbuild() {
 # 1. The module, built from a private copy of its sources.
 rm -rf "$BUILD/src"
 mkdir -p "$BUILD/src"
-for f in Kbuild module include engine compat; do
-	if [ -e "$MODSRC/$f" ]; then
-		cp -a "$MODSRC/$f" "$BUILD/src/"
-	fi
+for f in Kbuild module include; do
+	cp -a "$MODSRC/$f" "$BUILD/src/" || fatal "$MODSRC/$f is there"
 done
 if [ -n "$MODTREE" ]; then
 	[ -e "$MODTREE/lib/modules/$KVER/modules.dep" ] && [ -e "$MODTREE/ptags.ko" ] ||
@@ -210,7 +222,7 @@ build_module() {
 	kbuild "$src" W=1 "$@" modules >"$BUILD/$name.log" 2>&1 ||
 		fatal "$name builds"
 }
-if [ $bench = 1 ] && [ $scale = 0 ]; then
+if [ $bench = 1 ] && [ $scale = 0 ] && [ $smoke = 0 ]; then
 	rm -rf "$BUILD/src-floor" "$BUILD/kprobe-floor"
 	cp -a "$BUILD/src" "$BUILD/src-floor"
 	kbuild "$BUILD/src-floor" clean >/dev/null 2>&1
@@ -247,8 +259,10 @@ if [ $scale = 1 ]; then
 	$CC $CFLAGS -o "$root/bench" tests/bench/scale.c ||
 		fatal "tests/bench/scale.c compiles"
 elif [ $bench = 1 ]; then
-	cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
-	cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
+	if [ $smoke = 0 ]; then
+		cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
+		cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
+	fi
 	# With the BPF peer (tests/bench/bpf-peer) and its smoke test, built
 	# for this machine's architecture only (its libbpf is the static one
 	# of libbpf-dev).
@@ -341,7 +355,9 @@ if [ "${QEMU_TCG:-single}" = multi ]; then
 else
 	accel=(-accel tcg,thread=single -smp 2)
 fi
-if [ $bench = 1 ]; then
+if [ $smoke = 1 ]; then
+	append+=" ptbench=smoke"
+elif [ $bench = 1 ]; then
 	append+=" ptbench=1"
 	# GUIDE §2: the guest clock counts executed instructions.
 	accel=(-accel tcg,thread=single -icount shift=0 -smp 1)

@@ -21,14 +21,16 @@
 #define NAME_LEN	1000
 #define KILL_AFTER_MS	2000
 /*
- * SPEC §3.4: a fatal signal interrupts a write.  KILL_LIMIT_MS bounds the
- * time from SIGKILL to the end of write(2), the kernel's copy of the write
- * and the transaction freed, as the module's ptags_change event and a
- * trace_marker line before kill(2) time it.  The whole end of the process
- * also tears down its memory, which on a slow kernel takes many times
- * longer (47 ms for an idle process of that size on the KASAN kernel under
- * a loaded TCG host, 3 ms on Debian's): that is only bounded coarsely, by
- * EXIT_LIMIT_MS beyond twice what SIGKILL takes to end an idle process.
+ * SPEC §3.4: a fatal signal interrupts a write.  The time from SIGKILL to
+ * the end of write(2), the kernel's copy of the write and the transaction
+ * freed, as the module's ptags_change event and a trace_marker line before
+ * kill(2) time it, must stay within KILL_LIMIT_MS beyond twice what
+ * SIGKILL takes to end an idle process of the writer's size: that end
+ * measures how fast this kernel on this host frees memory (3 ms on
+ * Debian's 6.1; 14 ms on the KASAN kernel, 47 ms there on a loaded host,
+ * where freeing the killed write took 28 ms on an idle one).  The whole
+ * end of the writer is only bounded coarsely, by EXIT_LIMIT_MS beyond
+ * twice the idle end.
  */
 #define KILL_LIMIT_MS	50
 #define EXIT_LIMIT_MS	1000
@@ -255,10 +257,11 @@ static char trace[1 << 16];
 
 /*
  * The writer @w's write to @target (the writer's "+@app:x" line, then "+@"
- * lines up to max_write bytes) ended with EINTR, within KILL_LIMIT_MS of
- * the "ptags-kill-writer" mark written just before kill(2).
+ * lines up to max_write bytes) ended with EINTR, soon after the
+ * "ptags-kill-writer" mark written just before kill(2) (@idle: how long
+ * SIGKILL takes to end an idle process of its size).
  */
-static void test_write_ended(pid_t w, pid_t target)
+static void test_write_ended(pid_t w, pid_t target, long long idle)
 {
 	size_t max = (size_t)pt_param("max_write");
 	ssize_t n = file_read(TRACEFS "/trace", trace, sizeof(trace) - 1);
@@ -275,9 +278,10 @@ static void test_write_ended(pid_t w, pid_t target)
 		diag("no \"%s\" after the mark in: %s", tap_esc(want),
 		     tap_esc(trace));
 	ok(end >= 0, "SPEC §3.4: the killed write failed with EINTR (ptags_change)");
-	ok(mark >= 0 && end >= mark && end - mark < KILL_LIMIT_MS * 1000,
-	   "SPEC §3.4: SIGKILL ends a max_write write of \"+@\" lines over max_tags colon-rich names within %d ms (%lld us)",
-	   KILL_LIMIT_MS, end - mark);
+	ok(mark >= 0 && end >= mark &&
+	   end - mark < KILL_LIMIT_MS * 1000 + 2 * idle,
+	   "SPEC §3.4: SIGKILL ends a max_write write of \"+@\" lines over max_tags colon-rich names within %d ms beyond twice an idle process's end (%lld us, idle %lld us)",
+	   KILL_LIMIT_MS, end - mark, idle);
 }
 
 /* The idle process: on CPU 0, holding a touched max_write buffer. */
@@ -380,7 +384,7 @@ int main(void)
 	   "SPEC §3.4: the writer was still writing when killed (status %d)",
 	   st);
 	if (traced)
-		test_write_ended(w, target);
+		test_write_ended(w, target, idle);
 	else
 		ok(true, "# SKIP no tracefs: the end of write(2) is not timed");
 	diag("SIGKILL ends an idle process of that size in %lld us", idle);
