@@ -11,10 +11,16 @@
  *
  * Prints a table of medians and ratios to the first configuration, the
  * memory figures, and one line per target: "target ... met" or "missed".
+ *
+ * BENCH_SMOKE_ONLY=1 in the environment (the guest's init passes it on for
+ * ptbench=smoke, which guest-test.sh --bench sets from BENCH_SMOKE_ONLY):
+ * only the BPF peer's smoke test and a check of its programs' counters,
+ * then stop.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <sched.h>
 #include <spawn.h>
@@ -535,17 +541,30 @@ static struct spread ratio_to(const struct config *a, const struct config *b,
 }
 
 #ifdef PTAGS_BPF_PEER
-/* (@a - its base) / (@b - its base), per round: extras compared. */
-static struct spread extra_ratio(const struct config *a,
-				 const struct config *b, int op)
+/*
+ * Extras over base compared, round by round: whether in every round @b's
+ * extra (its time less its base) is positive and @a's at most @limit times
+ * it.  *@worst: the largest @a / @b extra ratio of the rounds, infinity
+ * for a round where @b's extra is not positive.
+ */
+static bool extra_within(const struct config *a, const struct config *b,
+			 int op, double limit, double *worst)
 {
-	double v[ROUNDS];
+	double ea, eb, v;
+	bool met = true;
 	int r;
 
-	for (r = 0; r < ROUNDS; r++)
-		v[r] = (a->us[r][op] - a->base[r][op]) /
-		       (b->us[r][op] - b->base[r][op]);
-	return spread_of(v, ROUNDS);
+	*worst = -INFINITY;
+	for (r = 0; r < ROUNDS; r++) {
+		ea = a->us[r][op] - a->base[r][op];
+		eb = b->us[r][op] - b->base[r][op];
+		v = eb > 0 ? ea / eb : INFINITY;
+		if (!(eb > 0 && ea <= limit * eb))
+			met = false;
+		if (v > *worst)
+			*worst = v;
+	}
+	return met;
 }
 #endif
 
@@ -732,6 +751,9 @@ _Static_assert(sizeof(struct peer_buf) <= sizeof(readbuf),
 static struct peer_buf *const pb = (struct peer_buf *)readbuf;
 static int peer_n;
 static double peer_write_us[3], peer_read_us[3], peer_slab_child;
+/* The programs' counters, summed over the loads. */
+static struct peer_stats peer_counts;
+static int peer_loads;
 /* Before loading, loaded, after unloading; the loader's. */
 static long peer_rss_kb[4], peer_maps[3];
 
@@ -795,14 +817,88 @@ static void peer_smoke(void)
 	}
 }
 
+/* Add the counters of the peer loaded now to peer_counts. */
+static void peer_count(void)
+{
+	struct peer_stats st;
+	unsigned int nsets;
+	size_t bytes;
+
+	if (bpf_peer_stats(&st, &nsets, &bytes))
+		fail("bpf_peer_stats");
+	peer_counts.lost += st.lost;
+	peer_counts.unref += st.unref;
+	peer_counts.busy += st.busy;
+	peer_counts.refused += st.refused;
+	peer_counts.dead += st.dead;
+	peer_counts.raced += st.raced;
+	peer_counts.retried += st.retried;
+	peer_loads++;
+}
+
+/*
+ * The counters, and a TAP line that fails the run (guest-test.sh) unless
+ * no fork lost its copy and no reference was unknown.  A helper refused
+ * by 6.1's busy task storage lock (peer.bpf.c) is a leak or a lost copy
+ * the program can only count: reported, as a limitation of the peer on
+ * that kernel (6.2 and later look a handle up without that lock), not a
+ * failure of the run, which would leave no figures at all on 6.1.
+ */
+static void peer_report_counts(void)
+{
+	const struct peer_stats *c = &peer_counts;
+
+	printf("bpf peer: its programs' counters over %d loads: lost %llu, unref %llu, busy %llu (refused %llu), dead %llu, raced %llu; the writer's retried %llu\n",
+	       peer_loads, (unsigned long long)c->lost,
+	       (unsigned long long)c->unref, (unsigned long long)c->busy,
+	       (unsigned long long)c->refused, (unsigned long long)c->dead,
+	       (unsigned long long)c->raced, (unsigned long long)c->retried);
+	printf("%sok - bpf peer: no fork lost its copy (%llu), no reference unknown (%llu)\n",
+	       c->lost || c->unref ? "not " : "",
+	       (unsigned long long)c->lost, (unsigned long long)c->unref);
+	if (c->busy)
+		printf("# bpf peer: %llu helper calls refused by the busy task storage lock, each a leaked reference or a lost copy (a limitation of the peer on this kernel)\n",
+		       (unsigned long long)c->busy);
+}
+
+/*
+ * BENCH_SMOKE_ONLY: the smoke test, then one load as a round's (in a
+ * child), whose programs see tagged forks, threads, execs and releases;
+ * its counters.
+ */
+static int peer_smoke_only(void)
+{
+	int pidfd, i;
+
+	peer_smoke();
+	if (bpf_peer_spawn())
+		fail("bpf_peer_spawn");
+	pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (pidfd < 0)
+		fail("pidfd_open");
+	peer_tag_self(pidfd, 100, false);
+	measure(op_fork, NULL, 50);
+	measure(op_thread, NULL, 20);
+	for (i = 0; i < 3; i++)
+		op_peer_read(&pidfd);
+	peer_tag_self(pidfd, 100, true);
+	measure(op_vfork_exec, NULL, 20);
+	peer_tag_self(pidfd, 0, false);
+	close(pidfd);
+	/* The releases run in RCU callbacks after the reaps. */
+	usleep(100000);
+	peer_count();
+	bpf_peer_unload();
+	peer_report_counts();
+	printf("bench: done (BENCH_SMOKE_ONLY: the BPF peer's smoke test and counters only)\n");
+	return 0;
+}
+
 /* One round's peer group: load, the configurations, unload. */
 static void bench_bpf_peer(void)
 {
 	static const int n[] = { 1, 100, 1000 };
 	bool first = round_no == 0, last = round_no == ROUNDS - 1;
-	struct peer_stats st;
-	unsigned int nsets;
-	size_t bytes;
 	char name[40];
 	int pidfd, i;
 
@@ -839,10 +935,8 @@ static void bench_bpf_peer(void)
 		peer_pidfd = pidfd;
 		peer_slab_child = slab_per_child(tag_peer);
 	}
-	if (bpf_peer_stats(&st, &nsets, &bytes) || st.lost || st.unref) {
-		errno = 0;
-		fail("bpf peer: a fork lost its copy or a reference");
-	}
+	/* Counted, and judged at the end (peer_report_counts()). */
+	peer_count();
 	close(pidfd);
 	bpf_peer_unload();
 	if (first)
@@ -1169,11 +1263,21 @@ int main(int argc, char **argv)
 	struct spread r;
 	char name[40];
 	struct writes w;
+	const char *smoke;
 	int i, k, fd, op;
 
 	if (argc > 1 && !strcmp(argv[1], "--noop"))
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	smoke = getenv("BENCH_SMOKE_ONLY");
+	if (smoke && *smoke && strcmp(smoke, "0")) {
+#ifdef PTAGS_BPF_PEER
+		return peer_smoke_only();
+#else
+		printf("bench: BENCH_SMOKE_ONLY, but built without the BPF peer: nothing to run\n");
+		return 0;
+#endif
+	}
 
 	/*
 	 * Touch every buffer now: a fork's cost grows with the parent's
@@ -1455,9 +1559,11 @@ int main(int argc, char **argv)
 	       peer_read_us[0], peer_read_us[1], peer_read_us[2]);
 	printf("bpf peer: slab per child of a 100-tag parent, measured as for ptags: %.1f bytes\n",
 	       peer_slab_child);
-	printf("bpf peer: loaded by a child process forked from the bench (its resident memory %ld kB, the pages it shares with the bench included); the bench's resident memory %ld kB before loading, %ld kB loaded, %ld kB unloaded; its mappings %ld, %ld, %ld\n\n",
+	printf("bpf peer: loaded by a child process forked from the bench (its resident memory %ld kB, the pages it shares with the bench included); the bench's resident memory %ld kB before loading, %ld kB loaded, %ld kB unloaded; its mappings %ld, %ld, %ld\n",
 	       peer_rss_kb[3], peer_rss_kb[0], peer_rss_kb[1], peer_rss_kb[2],
 	       peer_maps[0], peer_maps[1], peer_maps[2]);
+	peer_report_counts();
+	printf("\n");
 #endif
 
 	report_pidfs_xattrs();
@@ -1509,17 +1615,24 @@ int main(int argc, char **argv)
 		     OP_FORK);
 	target(r.hi <= 1.002, "untagged fork: ptags / bpf peer <= 1.002", r.hi,
 	       1.002);
+	/*
+	 * Each round: ptags' extra over base at most half the peer's, and the
+	 * peer's positive; the worst round's ratio printed (inf: a round
+	 * where the peer cost nothing over base).
+	 */
 	for (i = 0; i < 2; i++) {
 		const char *n = i ? "1000 tags" : "1 tags";
 		char what[80];
+		double worst;
+		bool met;
 
 		snprintf(name, sizeof(name), "ptags, %s", n);
 		c = find(name);
 		snprintf(name, sizeof(name), "bpf peer, %s", n);
-		r = extra_ratio(c, find(name), OP_FORK);
+		met = extra_within(c, find(name), OP_FORK, 0.5, &worst);
 		snprintf(what, sizeof(what),
 			 "%s fork, over base: ptags / bpf peer <= 0.5", n);
-		target(r.hi <= 0.5 && r.lo > 0, what, r.hi, 0.5);
+		target(met, what, worst, 0.5);
 	}
 #endif
 	printf("bench: done, %d target(s) missed\n", failures);

@@ -15,6 +15,8 @@
  *   pttimeout=N     per-test timeout in seconds (default 300)
  *   ptdemo=1        run "/bin/sh /demo.sh" on the console instead
  *   ptbench=1       run /bench (make bench), its report on the TAP port
+ *   ptbench=smoke   the same with BENCH_SMOKE_ONLY=1 in its environment:
+ *                   only the BPF peer's smoke test (tests/bench/bench.c)
  *   ptmodprobe=1    load with "modprobe ptags" (from /lib/modules)
  *   pttap=ttyS0     the TAP port (default ttyS1: arm64's virt machine has
  *                   one UART, the console; its TAP port is a PCI serial)
@@ -53,6 +55,12 @@ static volatile sig_atomic_t alarmed;
 static char *const test_env[] = {
 	"PATH=/bin", "HOME=/tmp", "TERM=dumb", "LANG=C", NULL
 };
+static char *const bench_smoke_env[] = {
+	"PATH=/bin", "HOME=/tmp", "TERM=dumb", "LANG=C", "BENCH_SMOKE_ONLY=1",
+	NULL
+};
+/* What run() gives the programs it runs. */
+static char *const *run_env = test_env;
 
 static void __attribute__((format(printf, 1, 2))) say(const char *fmt, ...)
 {
@@ -210,7 +218,7 @@ static int run(const char *name, char *const argv[], int out)
 			close(in);
 		if (chdir("/tmp"))
 			_exit(126);
-		execve(argv[0], argv, test_env);
+		execve(argv[0], argv, run_env);
 		fprintf(stderr, "exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
@@ -373,9 +381,13 @@ static void demo(void)
 static void bench(void)
 {
 	char *argv[] = { "/bench", NULL };
+	char val[8];
 
+	if (param("ptbench", val, sizeof(val)) && !strcmp(val, "smoke"))
+		run_env = bench_smoke_env;
 	/* The benchmark loads and unloads the modules it compares itself. */
 	report("bench", run("bench", argv, tap_fd));
+	run_env = test_env;
 }
 
 /*

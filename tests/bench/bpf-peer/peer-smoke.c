@@ -3,9 +3,10 @@
  * Smoke test of the BPF peer, as root in a guest (never on a machine whose
  * kernel must not get BPF programs): load, tag ourselves, fork, fork from a
  * thread, exec with mixed, no and all kept tags, write another process,
- * count the sets that references keep alive, unload; then load in a child
- * process as the benchmark does (bpf_peer_spawn()), use its maps, unload.
- * TAP on stdout.
+ * count the sets that references keep alive, read while the writer reuses
+ * the slots read, write new children while they are being forked, unload;
+ * then load in a child process as the benchmark does (bpf_peer_spawn()),
+ * use its maps, unload.  TAP on stdout.
  *
  *   peer-smoke                         the test
  *   peer-smoke --after-exec W H        (internal) what a child execs: say
@@ -14,6 +15,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -312,6 +314,256 @@ static void refs_case(int self)
 	      before, held, after);
 }
 
+/*
+ * Reads racing the reuse of what they read (bpf_peer_read()): a thread
+ * reads our tags while we replace them, reaping after every write so that
+ * the set's slot and its arena chunk are reused at once (both are handed
+ * out last in, first out).  Versions 0 and 1 have the same length and
+ * differ in every value byte; version 2 does not fit the reader's buffer.
+ * A read must give one version whole, -ERANGE (version 2, or a length
+ * read while it was live), or -EAGAIN; never a mix, never a crash.
+ */
+#define TORN_TAGS	300
+#define TORN_BIG	900
+#define TORN_WRITES	150
+
+static struct peer_tag torn_tags[3][TORN_BIG];
+static const unsigned int torn_n[3] = { TORN_TAGS, TORN_TAGS, TORN_BIG };
+static char torn_names[TORN_BIG][16], torn_values[3][32];
+static unsigned char torn_buf[TORN_BIG * 64];
+static size_t torn_size;
+static int torn_fd;
+static bool torn_stop;
+static unsigned long torn_got[2], torn_range, torn_again, torn_bad;
+
+static void torn_make(void)
+{
+	unsigned int i, v;
+
+	for (i = 0; i < TORN_BIG; i++)
+		snprintf(torn_names[i], sizeof(torn_names[i]), "torn:%04u", i);
+	for (v = 0; v < 3; v++) {
+		memset(torn_values[v], 'A' + v, sizeof(torn_values[v]));
+		for (i = 0; i < torn_n[v]; i++)
+			torn_tags[v][i] = (struct peer_tag){
+				.name = torn_names[i],
+				.name_len = strlen(torn_names[i]),
+				.value = torn_values[v],
+				.value_len = 1 + i % 32,
+				.keep = v == 1 && i % 3 == 0,
+			};
+	}
+}
+
+/* Whether @len bytes of records in @buf are exactly version @v. */
+static bool torn_is(const unsigned char *buf, ssize_t len, unsigned int v)
+{
+	const struct peer_tag *w = torn_tags[v];
+	struct peer_tag t;
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; bpf_peer_next(buf, len, &off, &t); i++)
+		if (i >= torn_n[v] || t.name_len != w[i].name_len ||
+		    memcmp(t.name, w[i].name, t.name_len) ||
+		    t.value_len != w[i].value_len ||
+		    memcmp(t.value, w[i].value, t.value_len) ||
+		    t.keep != w[i].keep)
+			return false;
+	return i == torn_n[v] && off == (size_t)len;
+}
+
+static void *torn_reader(void *arg)
+{
+	ssize_t len;
+
+	while (!__atomic_load_n(&torn_stop, __ATOMIC_ACQUIRE)) {
+		len = bpf_peer_read(torn_fd, torn_buf, torn_size);
+		if (len == -ERANGE)
+			torn_range++;
+		else if (len == -EAGAIN)
+			torn_again++;
+		else if (len > 0 && torn_is(torn_buf, len, 0))
+			torn_got[0]++;
+		else if (len > 0 && torn_is(torn_buf, len, 1))
+			torn_got[1]++;
+		else
+			torn_bad++;
+	}
+	return NULL;
+}
+
+static void torn_reads(int self)
+{
+	int err = 0, i, reaped = 0;
+	pthread_t t;
+	ssize_t len;
+
+	torn_make();
+	torn_fd = self;
+	err = bpf_peer_write(self, torn_tags[0], torn_n[0]);
+	len = err ?: bpf_peer_read(self, got, sizeof(got));
+	if (!check(len > 0 && torn_is(got, len, 0),
+		   "torn reads: version 0 written and read back (%zd)", len))
+		return;
+	torn_size = len;	/* versions 0 and 1 fit, 2 does not */
+	torn_stop = false;
+	if (pthread_create(&t, NULL, torn_reader, NULL))
+		return (void)check(false, "torn reads: pthread_create");
+	for (i = 1; i <= TORN_WRITES && !err; i++) {
+		err = bpf_peer_write(self, torn_tags[i % 3], torn_n[i % 3]);
+		if (bpf_peer_reap() > 0)
+			reaped++;
+		/* Let the reader run between writes on one CPU too. */
+		if (!(i % 8))
+			sched_yield();
+	}
+	__atomic_store_n(&torn_stop, true, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	check(!err && !torn_bad && torn_got[0] + torn_got[1] > 0,
+	      "torn reads: %d writes reusing the slot read (%d reaps): %lu reads of version 0, %lu of 1, %lu -ERANGE, %lu -EAGAIN, %lu wrong (%s)",
+	      TORN_WRITES, reaped, torn_got[0], torn_got[1], torn_range,
+	      torn_again, torn_bad, strerror(-err));
+}
+
+/*
+ * The writer racing a fork (bpf_peer_write(), peer_fork): a thread forks
+ * children that wait for EOF on a pipe, while we guess each next child's
+ * pid, open its pidfd as soon as the pid exists (from attach_pid() on, before
+ * the fork program runs) and write its tags; between those writes we rewrite
+ * our own handle, which every fork reads.  References must balance: once the
+ * children are reaped, only our own last set is left, and no program lost or
+ * could not drop a reference.  How often a write lands inside a fork depends
+ * on the CPUs (rarely on one): the line says, as raced (the fork program
+ * found our handle and dropped its references) and retried (our update
+ * found the fork's handle, or the fork's storage, made since our lookup).
+ */
+#define RACE_FORKS	500
+
+static struct {
+	pid_t pid[RACE_FORKS];
+	pid_t base;		/* the forker's tid: the pid before the first */
+	int n;			/* children forked so far */
+	int hold[2];
+	int err;
+	bool done;
+} race;
+
+static void *race_forker(void *arg)
+{
+	pid_t pid;
+	char c;
+	int i;
+
+	__atomic_store_n(&race.base, (pid_t)syscall(SYS_gettid),
+			 __ATOMIC_RELEASE);
+	for (i = 0; i < RACE_FORKS; i++) {
+		pid = fork();
+		if (pid < 0) {
+			race.err = errno;
+			break;
+		}
+		if (!pid) {
+			close(race.hold[1]);
+			while (read(race.hold[0], &c, 1) > 0)
+				;
+			_exit(0);
+		}
+		race.pid[i] = pid;
+		__atomic_store_n(&race.n, i + 1, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&race.done, true, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void fork_race(int self)
+{
+	static struct peer_tag child_tags[3], self_tags[2][4];
+	static char tag_names[4][16];
+	unsigned int nsets, written = 0, werr = 0, k, i;
+	int n, fd, err = 0, last = 0, lasterr = 0;
+	struct peer_stats st;
+	pid_t guess, base;
+	size_t bytes;
+	pthread_t t;
+
+	for (k = 0; k < 4; k++) {
+		snprintf(tag_names[k], sizeof(tag_names[k]), "race:%u", k);
+		for (i = 0; i < 2; i++)
+			self_tags[i][k] = (struct peer_tag){
+				.name = tag_names[k],
+				.name_len = strlen(tag_names[k]),
+				.value = i ? "b" : "a", .value_len = 1,
+				.keep = k == 0,
+			};
+		if (k < 3)
+			child_tags[k] = (struct peer_tag){
+				.name = tag_names[k],
+				.name_len = strlen(tag_names[k]),
+				.value = "child", .value_len = 5,
+				.keep = k == 1,
+			};
+	}
+	memset(&race, 0, sizeof(race));
+	if (pipe(race.hold))
+		return (void)check(false, "fork race: pipe");
+	err = bpf_peer_write(self, self_tags[0], 4);
+	fflush(stdout);
+	if (err || pthread_create(&t, NULL, race_forker, NULL)) {
+		close(race.hold[0]);
+		close(race.hold[1]);
+		return (void)check(false, "fork race: start (%s)",
+				   strerror(-err));
+	}
+	while (!(base = __atomic_load_n(&race.base, __ATOMIC_ACQUIRE)))
+		sched_yield();
+	for (k = 0; !__atomic_load_n(&race.done, __ATOMIC_ACQUIRE); k++) {
+		n = __atomic_load_n(&race.n, __ATOMIC_ACQUIRE);
+		guess = (n ? race.pid[n - 1] : base) + 1;
+		if (guess > last) {
+			fd = pidfd_of(guess);
+			if (fd >= 0) {
+				err = bpf_peer_write(fd, child_tags, 3);
+				if (err) {
+					werr++;
+					lasterr = err;
+				}
+				written++;
+				last = guess;
+				close(fd);
+			}
+		}
+		if (!(k % 64)) {
+			err = bpf_peer_write(self, self_tags[k / 64 % 2], 4);
+			if (err) {
+				werr++;
+				lasterr = err;
+			}
+			bpf_peer_reap();
+		}
+		if (!(k % 256))
+			sched_yield();	/* one CPU: let the forker on */
+	}
+	pthread_join(t, NULL);
+	close(race.hold[0]);
+	close(race.hold[1]);
+	for (i = 0; i < (unsigned int)race.n; i++)
+		waitpid(race.pid[i], NULL, 0);
+	/* One set of ours left: 4 tags, none kept. */
+	for (k = 0; k < 4; k++)
+		self_tags[0][k].keep = false;
+	err = bpf_peer_write(self, self_tags[0], 4);
+	nsets = err ? ~0u : live_sets_settled(1);
+	err = bpf_peer_stats(&st, &i, &bytes);
+	check(!race.err && race.n == RACE_FORKS && !werr && nsets == 1 &&
+	      !err && !st.lost && !st.unref && !st.busy,
+	      "fork race: %d children forked by a thread, %u of them written as they were forked (%u writes failed, last %s): %u set left (want 1); lost %llu, unref %llu, busy %llu (refused %llu); forks that found the writer's handle %llu, writes retried %llu",
+	      race.n, written, werr, strerror(-lasterr), nsets,
+	      (unsigned long long)st.lost, (unsigned long long)st.unref,
+	      (unsigned long long)st.busy, (unsigned long long)st.refused,
+	      (unsigned long long)st.raced, (unsigned long long)st.retried);
+}
+
 static int after_exec_child(char **argv)
 {
 	int w = atoi(argv[2]), h = atoi(argv[3]);
@@ -351,8 +603,8 @@ static void spawned(int self)
 	check(status == 0, "loaded by a child: a fork has the 3 tags (child: %d)",
 	      status);
 	err = bpf_peer_stats(&st, &nsets, &bytes);
-	check(!err && !st.lost && !st.unref,
-	      "loaded by a child: no lost copy, no unknown reference (%s)",
+	check(!err && !st.lost && !st.unref && !st.busy,
+	      "loaded by a child: no lost copy, no unknown reference, no busy lock (%s)",
 	      strerror(-err));
 	bpf_peer_unload();
 	check(kill(loader, 0) < 0 && errno == ESRCH,
@@ -428,6 +680,8 @@ int main(int argc, char **argv)
 
 	write_other();
 	refs_case(self);
+	torn_reads(self);
+	fork_race(self);
 
 	nmine = 0;
 	err = bpf_peer_write(self, mine, 0);
@@ -436,10 +690,11 @@ int main(int argc, char **argv)
 	nsets = live_sets_settled(0);
 	check(nsets == 0, "and no set is left once reaped (%u)", nsets);
 	err = bpf_peer_stats(&st, &nsets, &bytes);
-	check(!err && !st.lost && !st.unref && !bytes,
-	      "no fork lost its copy (%llu), no reference unknown (%llu), arena empty (%zu bytes)",
+	check(!err && !st.lost && !st.unref && !st.busy && !bytes,
+	      "no fork lost its copy (%llu), no reference unknown (%llu), no helper refused by a busy task storage lock (%llu; refused for tasks without storage: %llu), arena empty (%zu bytes)",
 	      (unsigned long long)st.lost, (unsigned long long)st.unref,
-	      bytes);
+	      (unsigned long long)st.busy,
+	      (unsigned long long)(st.refused - st.busy), bytes);
 
 	bpf_peer_unload();
 	len = bpf_peer_read(self, got, sizeof(got));

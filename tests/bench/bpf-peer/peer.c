@@ -57,6 +57,7 @@ static __u32 arena_top, arena_used;
 /* Free set indexes, a stack. */
 static __u32 free_set[PEER_SETS], nfree_set;
 static __u64 dead_seen, dead_here;	/* sets dead: reaped, by the writer */
+static __u64 retried;		/* handle updates tried again */
 
 static void writer_reset(void)
 {
@@ -65,7 +66,7 @@ static void writer_reset(void)
 	for (i = 0; i < NR_CLASSES; i++)
 		free_chunk[i] = NO_CHUNK;
 	arena_top = arena_used = 0;
-	dead_seen = dead_here = 0;
+	dead_seen = dead_here = retried = 0;
 	for (nfree_set = 0; nfree_set < PEER_SETS - 1; nfree_set++)
 		free_set[nfree_set] = PEER_SETS - 1 - nfree_set;
 }
@@ -211,6 +212,9 @@ int bpf_peer_load(void)
 		err = map_all();
 	}
 	if (err) {
+		/* Closed with the skeleton: they may name someone else's soon. */
+		for (int i = 0; i < NR_FDS; i++)
+			fds[i] = -1;
 		peer_bpf__destroy(skel);
 		skel = NULL;
 	}
@@ -395,8 +399,17 @@ int bpf_peer_reap(void)
 
 		if (!s->id || __atomic_load_n(&s->refs, __ATOMIC_ACQUIRE))
 			continue;
-		/* Readers check the id after copying: clear it first. */
-		__atomic_store_n(&s->id, 0, __ATOMIC_RELEASE);
+		/*
+		 * Readers check the id after copying: clear it before the
+		 * slot and its chunk are reused (chunk_free() writes the
+		 * chunk at once, set_new() the slot and a chunk).  The fence
+		 * orders the clear before those later stores; it pairs with
+		 * the acquire fence in bpf_peer_read() between its copy and
+		 * its second look at the id: a reader that copied anything
+		 * stored after this fence sees the id changed.
+		 */
+		__atomic_store_n(&s->id, 0, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
 		chunk_free(s->off, s->len);
 		free_set[nfree_set++] = i;
 		n++;
@@ -473,20 +486,44 @@ static void handle_put(__u64 h)
 		set_put(exec);
 }
 
+/* Whether @pidfd's process has a handle, in *@old; -errno on error. */
+static int handle_lookup(int pidfd, struct peer_handle *old)
+{
+	if (!bpf_map_lookup_elem(fds[FD_HANDLES], &pidfd, old))
+		return 1;
+	return errno == ENOENT ? 0 : -errno;
+}
+
+/*
+ * Whether an update of a handle that @had one (BPF_EXIST) or had none
+ * (BPF_NOEXIST) that failed with @err may succeed if tried again after a
+ * new lookup: a fork created the handle since ours (-EEXIST; -EAGAIN when
+ * the fork and we both made the task's first storage and it won), or it
+ * went away (-ENOENT; -EAGAIN while its storage is being freed).  -ENOENT
+ * for a handle it did not have is the process gone.
+ */
+static bool update_raced(bool had, int err)
+{
+	return err == -EAGAIN || err == (had ? -ENOENT : -EEXIST);
+}
+
+#define WRITE_TRIES	8
+
 int bpf_peer_write(int pidfd, const struct peer_tag *t, unsigned int n)
 {
 	struct peer_handle h, old = { 0 };
 	unsigned int i, kept = 0;
 	__u32 set, exec = 0;
+	int err, tries;
 	bool had;
-	int err;
 
 	err = mapped();
 	if (err)
 		return err;
-	had = !bpf_map_lookup_elem(fds[FD_HANDLES], &pidfd, &old);
-	if (!had && errno != ENOENT)
-		return -errno;
+	err = handle_lookup(pidfd, &old);
+	if (err < 0)
+		return err;
+	had = err;
 	if (!n) {
 		if (!had)
 			return 0;
@@ -510,25 +547,46 @@ int bpf_peer_write(int pidfd, const struct peer_tag *t, unsigned int n)
 		}
 	}
 	h.ids = PEER_HANDLE(set, exec);
-	if (bpf_map_update_elem(fds[FD_HANDLES], &pidfd, &h, BPF_ANY)) {
-		err = -errno;
-		handle_put(h.ids);
-		return err;
-	}
 	/*
-	 * What we looked up is what we replaced: only this writer replaces
+	 * What we looked up is what we replace: only this writer replaces
 	 * handles, a fork creates the child's, an exec marks one in place.
+	 * But a fork may create the handle of a child whose pidfd we have
+	 * between our lookup and our update: never BPF_ANY, which would
+	 * overwrite it and lose its references.
 	 */
-	if (had)
-		handle_put(old.ids);
-	return 0;
+	for (tries = 1;; tries++) {
+		if (!bpf_map_update_elem(fds[FD_HANDLES], &pidfd, &h,
+					 had ? BPF_EXIST : BPF_NOEXIST)) {
+			if (had)
+				handle_put(old.ids);
+			return 0;
+		}
+		err = -errno;
+		if (tries == WRITE_TRIES || !update_raced(had, err))
+			break;
+		retried++;
+		err = handle_lookup(pidfd, &old);
+		if (err < 0)
+			break;
+		had = err;
+	}
+	handle_put(h.ids);
+	return err;
+}
+
+/* Whether set @s still has @id after what the caller read of it. */
+static bool set_still(struct peer_set *s, __u32 id)
+{
+	/* Pairs with the release fence of bpf_peer_reap(). */
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	return __atomic_load_n(&s->id, __ATOMIC_RELAXED) == id;
 }
 
 ssize_t bpf_peer_read(int pidfd, void *buf, size_t size)
 {
 	struct peer_handle h;
 	struct peer_set *s;
-	__u32 id, len;
+	__u32 id, off, len;
 	int tries, err;
 
 	err = mapped();
@@ -543,12 +601,23 @@ ssize_t bpf_peer_read(int pidfd, void *buf, size_t size)
 		s = &sets[PEER_SET_INDEX(id)];
 		if (__atomic_load_n(&s->id, __ATOMIC_ACQUIRE) != id)
 			continue;	/* replaced since: look again */
-		len = s->len;
-		if (len > size)
-			return -ERANGE;
-		memcpy(buf, arena + s->off, len);
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&s->id, __ATOMIC_RELAXED) == id)
+		/*
+		 * The writer may reuse the slot from here on: read where the
+		 * records are once, never copy from outside the arena, and
+		 * believe nothing read (a length too large included) unless
+		 * the id is still the same afterwards.
+		 */
+		off = __atomic_load_n(&s->off, __ATOMIC_RELAXED);
+		len = __atomic_load_n(&s->len, __ATOMIC_RELAXED);
+		if (off > PEER_ARENA_BYTES || len > PEER_ARENA_BYTES - off)
+			continue;	/* torn: the slot is being reused */
+		if (len > size) {
+			if (set_still(s, id))
+				return -ERANGE;
+			continue;
+		}
+		memcpy(buf, arena + off, len);
+		if (set_still(s, id))
 			return len;
 	}
 	return -EAGAIN;
@@ -585,6 +654,10 @@ int bpf_peer_stats(struct peer_stats *st, unsigned int *nsets,
 	st->lost = __atomic_load_n(&pstats->lost, __ATOMIC_RELAXED);
 	st->dead = __atomic_load_n(&pstats->dead, __ATOMIC_RELAXED);
 	st->unref = __atomic_load_n(&pstats->unref, __ATOMIC_RELAXED);
+	st->busy = __atomic_load_n(&pstats->busy, __ATOMIC_RELAXED);
+	st->refused = __atomic_load_n(&pstats->refused, __ATOMIC_RELAXED);
+	st->raced = __atomic_load_n(&pstats->raced, __ATOMIC_RELAXED);
+	st->retried = retried;
 	*nsets = 0;
 	for (i = 1; i < PEER_SETS; i++)
 		*nsets += !!sets[i].id;

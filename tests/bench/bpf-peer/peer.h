@@ -18,7 +18,8 @@
  *   peer_arena	 an mmapable array used as one byte region: the tags of
  *		 every set, packed (struct peer_rec, then name, then value)
  *   peer_handles task storage: struct peer_handle of a process
- *   peer_stats	 counters the programs keep (lost copies, dead sets)
+ *   peer_stats	 counters the programs keep (lost copies, dead sets,
+ *		 refusals of a busy task storage lock)
  *
  * The writer (a daemon holding the map descriptors: the loader's user)
  * builds the new set and its kept subset in the arena, points the
@@ -81,10 +82,24 @@ struct peer_handle {
 #define PEER_HANDLE_TAGS(h)	((h) & PEER_PRUNED ? PEER_HANDLE_EXEC(h) : \
 				 PEER_HANDLE_SET(h))
 
+/*
+ * The programs' counters, and one of the writer's (peer.c).  busy: a
+ * program found the task storage lock of its CPU taken (Linux 6.1: a
+ * lookup then fails even where a handle exists; peer.bpf.c) for a task with
+ * task storage, and so may have lost a fork's copy, an exec's pruning or a
+ * release's references (refused: such refusals for any task, those of
+ * tasks without storage included, which cost nothing).  raced: a fork
+ * found its child's handle already made by the writer, which had the new
+ * child's pidfd, and dropped the references it had taken for it.
+ */
 struct peer_stats {
 	__u64 lost;		/* forks whose child could not get a handle */
 	__u64 dead;		/* references dropped to 0 by the programs */
 	__u64 unref;		/* references a program could not drop */
+	__u64 busy;		/* refusals that may have lost something */
+	__u64 refused;		/* helpers refused by the busy lock, all */
+	__u64 raced;		/* forks that found the child's handle made */
+	__u64 retried;		/* the writer's: updates retried (EEXIST...) */
 };
 
 /* One tag in a set: this header, the name, the value, 8-byte aligned. */
@@ -124,16 +139,19 @@ struct peer_tag {
  * bpf_peer_loader()	the pid of that child (0 after bpf_peer_load())
  * bpf_peer_write()	give the process @pidfd refers to exactly @n tags
  *			(n 0 removes its handle); -ENOSPC when no set id or
- *			arena room is left after reaping
+ *			arena room is left after reaping.  Creates a handle
+ *			with BPF_NOEXIST, replaces one with BPF_EXIST, and
+ *			looks again when a fork changed that meanwhile
  * bpf_peer_read()	copy that process's packed records (struct
  *			peer_rec ...) into @buf; their length, 0 untagged;
- *			-ERANGE when @size is too small
+ *			-ERANGE when @size is too small; -EAGAIN when the
+ *			writer replaced them during every one of 16 tries
  * bpf_peer_next()	the tag at *@off of what bpf_peer_read() gave, and
  *			*@off moved past it; false at the end
  * bpf_peer_reap()	free the sets nothing refers to (the writer calls it
  *			when it runs out); how many it freed
- * bpf_peer_stats()	the programs' counters, and the sets and arena bytes
- *			in use
+ * bpf_peer_stats()	the programs' counters, this writer's retried, and
+ *			the sets and arena bytes in use
  * bpf_peer_unload()	detach and free everything, every task's handle
  *			included (the kernel frees them with the map); after
  *			bpf_peer_spawn(), close the maps and the socket, and
