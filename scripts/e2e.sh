@@ -5,16 +5,20 @@
 # QEMU (TCG).
 #
 #   1. A bookworm root file system made with debootstrap (systemd, udev,
-#      dkms, kmod, linux-image-KVER and linux-headers-KVER, podman, auditd), cached in
-#      $PTAGS_E2E (default <repo>/.cache/e2e/root); a fresh ext4 disk image
-#      is made from it for every run.
+#      dkms, kmod, linux-image-KVER and linux-headers-KVER, podman, auditd,
+#      containerd, python3-grpcio, python3-protobuf, protobuf-compiler, and
+#      the CRI's api.proto from golang-k8s-cri-api-dev, which only sid has),
+#      cached in $PTAGS_E2E (default <repo>/.cache/e2e/root); a fresh ext4
+#      disk image is made from it for every run.
 #   2. The packages of scripts/deb.sh (ptags-dkms, libptags1, libptags-dev,
-#      ptags, ptags-oci-hook) are copied into it, with tests/e2e/ptags-e2e (the steps) and
-#      a systemd unit that runs them.
+#      ptags, ptags-oci-hook) are copied into it, with tests/e2e/ptags-e2e (the steps),
+#      its Kubernetes node steps (ptags-e2e-cri.sh, the CRI client ptags-cri,
+#      the runc wrapper ptags-e2e-runc) and a systemd unit that runs them.
 #   3. First boot: dpkg -i of the four packages (DKMS builds and installs
 #      the module for the running kernel), modprobe ptags, /proc/ptags/$$
 #      read and written, the packaged ptags command (/usr/bin/ptags, linked
-#      with the packaged libptags.so.1) used, modprobe -r ptags (the
+#      with the packaged libptags.so.1) used, podman's and containerd's
+#      (CRI) containers tagged by ptags-oci-hook, modprobe -r ptags (the
 #      modprobe.d "remove" line unmounts), reboot.  Second boot: the module is still installed for the running
 #      kernel, modprobe ptags loads it, /proc/ptags/$$ works, power off.
 #
@@ -64,7 +68,7 @@ chrooted() {
 # 1. The root file system.
 exec 9>"$cache/.lock"
 flock 9
-if [ ! -e "$root/.done-$KVER-4" ]; then
+if [ ! -e "$root/.done-$KVER-5" ]; then
 	rm -rf "$root"
 	mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && !/-security/ { print u; exit }' \
 		/etc/apt/sources.list.d/debian.sources)
@@ -83,14 +87,31 @@ if [ ! -e "$root/.done-$KVER-4" ]; then
 	chrooted sh -c "apt-get update -qq && DEBIAN_FRONTEND=noninteractive \
 		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms \
 		linux-image-$KVER linux-headers-$KVER initramfs-tools \
-		libjansson4 podman uidmap busybox-static auditd" \
+		libjansson4 podman uidmap busybox-static auditd containerd \
+		python3-grpcio python3-protobuf protobuf-compiler" \
 		>"$cache/install.log" 2>&1 </dev/null ||
 		{ tail -n 30 "$cache/install.log" >&2; die "apt-get install in the root failed"; }
 	chroot "$root" apt-get clean
+	# The CRI (runtime.v1) api.proto for the e2e's CRI client: Debian has
+	# it in golang-k8s-cri-api-dev, in sid only (scripts/apt-suites.sh
+	# makes sid known, at a low pin); the .deb is only unpacked.
+	scripts/apt-suites.sh >/dev/null || die "scripts/apt-suites.sh failed"
+	dl=$cache/cri-api
+	rm -rf "$dl"
+	mkdir -p "$dl"
+	(cd "$dl" && apt-get download -q golang-k8s-cri-api-dev/sid) >"$cache/cri-api.log" 2>&1 &&
+		dpkg-deb -x "$dl"/golang-k8s-cri-api-dev_*.deb "$dl/x" ||
+		{ tail -n 30 "$cache/cri-api.log" >&2; die "cannot get golang-k8s-cri-api-dev"; }
+	mkdir -p "$root/usr/local/share/ptags-e2e/cri-api/v1"
+	cp "$dl/x/usr/share/gocode/src/k8s.io/cri-api/pkg/apis/runtime/v1/api.proto" \
+		"$root/usr/local/share/ptags-e2e/cri-api/v1/" || die "no api.proto in golang-k8s-cri-api-dev"
+	dpkg-deb -f "$dl"/golang-k8s-cri-api-dev_*.deb Version \
+		>"$root/usr/local/share/ptags-e2e/cri-api/VERSION"
+	rm -rf "$dl"
 	echo ptags-e2e >"$root/etc/hostname"
 	printf '/dev/vda / ext4 defaults 0 1\n' >"$root/etc/fstab"
 	chroot "$root" passwd -d root >/dev/null
-	touch "$root/.done-$KVER-4"
+	touch "$root/.done-$KVER-5"
 fi
 
 # 2. This run's disk: the cached root plus the package and the steps.
@@ -112,6 +133,8 @@ for deb in $debs; do
 	esac
 done
 install -m 755 tests/e2e/ptags-e2e "$overlay/usr/local/sbin/ptags-e2e"
+install -m 755 tests/e2e/ptags-cri tests/e2e/ptags-e2e-runc "$overlay/usr/local/sbin/"
+install -D -m 644 tests/e2e/ptags-e2e-cri.sh "$overlay/usr/local/lib/ptags-e2e/cri.sh"
 cp tests/e2e/ptags-e2e.service "$overlay/etc/systemd/system/"
 mkdir -p "$overlay/etc/systemd/system/multi-user.target.wants"
 ln -s ../ptags-e2e.service \
