@@ -829,7 +829,6 @@ static void peer_count(void)
 	peer_counts.lost += st.lost;
 	peer_counts.unref += st.unref;
 	peer_counts.busy += st.busy;
-	peer_counts.refused += st.refused;
 	peer_counts.dead += st.dead;
 	peer_counts.raced += st.raced;
 	peer_counts.retried += st.retried;
@@ -848,10 +847,10 @@ static void peer_report_counts(void)
 {
 	const struct peer_stats *c = &peer_counts;
 
-	printf("bpf peer: its programs' counters over %d loads: lost %llu, unref %llu, busy %llu (refused %llu), dead %llu, raced %llu; the writer's retried %llu\n",
+	printf("bpf peer: its programs' counters over %d loads: lost %llu, unref %llu, busy %llu, dead %llu, raced %llu; the writer's retried %llu\n",
 	       peer_loads, (unsigned long long)c->lost,
 	       (unsigned long long)c->unref, (unsigned long long)c->busy,
-	       (unsigned long long)c->refused, (unsigned long long)c->dead,
+	       (unsigned long long)c->dead,
 	       (unsigned long long)c->raced, (unsigned long long)c->retried);
 	printf("%sok - bpf peer: no fork lost its copy (%llu), no reference unknown (%llu)\n",
 	       c->lost || c->unref ? "not " : "",

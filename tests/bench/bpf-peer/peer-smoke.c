@@ -557,10 +557,10 @@ static void fork_race(int self)
 	err = bpf_peer_stats(&st, &i, &bytes);
 	check(!race.err && race.n == RACE_FORKS && !werr && nsets == 1 &&
 	      !err && !st.lost && !st.unref && !st.busy,
-	      "fork race: %d children forked by a thread, %u of them written as they were forked (%u writes failed, last %s): %u set left (want 1); lost %llu, unref %llu, busy %llu (refused %llu); forks that found the writer's handle %llu, writes retried %llu",
+	      "fork race: %d children forked by a thread, %u of them written as they were forked (%u writes failed, last %s): %u set left (want 1); lost %llu, unref %llu, busy %llu; forks that found the writer's handle %llu, writes retried %llu",
 	      race.n, written, werr, strerror(-lasterr), nsets,
 	      (unsigned long long)st.lost, (unsigned long long)st.unref,
-	      (unsigned long long)st.busy, (unsigned long long)st.refused,
+	      (unsigned long long)st.busy,
 	      (unsigned long long)st.raced, (unsigned long long)st.retried);
 }
 
@@ -691,10 +691,9 @@ int main(int argc, char **argv)
 	check(nsets == 0, "and no set is left once reaped (%u)", nsets);
 	err = bpf_peer_stats(&st, &nsets, &bytes);
 	check(!err && !st.lost && !st.unref && !st.busy && !bytes,
-	      "no fork lost its copy (%llu), no reference unknown (%llu), no helper refused by a busy task storage lock (%llu; refused for tasks without storage: %llu), arena empty (%zu bytes)",
+	      "no fork lost its copy (%llu), no reference unknown (%llu), no helper refused by a busy task storage lock (%llu), arena empty (%zu bytes)",
 	      (unsigned long long)st.lost, (unsigned long long)st.unref,
-	      (unsigned long long)st.busy,
-	      (unsigned long long)(st.refused - st.busy), bytes);
+	      (unsigned long long)st.busy, bytes);
 
 	bpf_peer_unload();
 	len = bpf_peer_read(self, got, sizeof(got));

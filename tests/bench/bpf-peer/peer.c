@@ -655,7 +655,6 @@ int bpf_peer_stats(struct peer_stats *st, unsigned int *nsets,
 	st->dead = __atomic_load_n(&pstats->dead, __ATOMIC_RELAXED);
 	st->unref = __atomic_load_n(&pstats->unref, __ATOMIC_RELAXED);
 	st->busy = __atomic_load_n(&pstats->busy, __ATOMIC_RELAXED);
-	st->refused = __atomic_load_n(&pstats->refused, __ATOMIC_RELAXED);
 	st->raced = __atomic_load_n(&pstats->raced, __ATOMIC_RELAXED);
 	st->retried = retried;
 	*nsets = 0;

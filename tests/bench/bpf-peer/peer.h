@@ -87,8 +87,7 @@ struct peer_handle {
  * program found the task storage lock of its CPU taken (Linux 6.1: a
  * lookup then fails even where a handle exists; peer.bpf.c) for a task with
  * task storage, and so may have lost a fork's copy, an exec's pruning or a
- * release's references (refused: such refusals for any task, those of
- * tasks without storage included, which cost nothing).  raced: a fork
+ * release's references.  raced: a fork
  * found its child's handle already made by the writer, which had the new
  * child's pidfd, and dropped the references it had taken for it.
  */
@@ -97,7 +96,6 @@ struct peer_stats {
 	__u64 dead;		/* references dropped to 0 by the programs */
 	__u64 unref;		/* references a program could not drop */
 	__u64 busy;		/* refusals that may have lost something */
-	__u64 refused;		/* helpers refused by the busy lock, all */
 	__u64 raced;		/* forks that found the child's handle made */
 	__u64 retried;		/* the writer's: updates retried (EEXIST...) */
 };
