@@ -55,7 +55,8 @@ module:
 # Not kbuild's "M=... clean": it deletes every *.o below this directory,
 # .cache/debug-kernel's build included.
 MODULE_OUTPUTS := ptags.ko ptags.o ptags.mod ptags.mod.c ptags.mod.o \
-	Module.symvers modules.order .*.cmd module/*.o module/.*.cmd
+	Module.symvers modules.order .*.cmd module/*.o module/.*.cmd \
+	module/*/*.o module/*/.*.cmd
 module-clean:
 	rm -f $(MODULE_OUTPUTS)
 

@@ -33,7 +33,7 @@ int pt_mountinfo_ptags(char *line, dev_t *dev, char **dir, int *level);
  */
 int pt_level_mount_open(const char *mountinfo, int level);
 
-/* SPEC §4 (module/valid.c, shared with the module): pt_utf8_seq() etc. */
+/* SPEC §4 (module/engine/valid.c, shared with the module): pt_utf8_seq() etc. */
 #include "valid.h"
 
 #endif /* PTAGS_LIB_INTERNAL_H */

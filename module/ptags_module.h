@@ -18,7 +18,7 @@
 #include <linux/types.h>
 #include <linux/user_namespace.h>
 
-#include "engine.h"
+#include "engine/engine.h"
 
 struct task_struct;
 struct pid;

@@ -29,7 +29,7 @@ if [ ! -f "$cache/$(basename "$tarball").done" ]; then
 fi
 
 ignore=LINUX_VERSION_CODE,CONSTANT_COMPARISON,STATIC_CONST_CHAR_ARRAY,PREFER_KERNEL_TYPES,MACRO_ARG_REUSE
-files=$(ls module/*.c module/*.h include/uapi/linux/ptags.h | grep -v '^module/ptags_trace\.h$')
+files=$(find module -name '*.[ch]' ! -path module/ptags_trace.h | sort; echo include/uapi/linux/ptags.h)
 # shellcheck disable=SC2086
 perl "$cache/scripts/checkpatch.pl" --no-tree --strict --terse --show-types \
 	--ignore "$ignore" -f $files

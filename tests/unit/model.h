@@ -2,7 +2,7 @@
 /*
  * A reference model of SPEC §3.3-§6 and §8 (limits), written from the SPEC
  * text alone and deliberately naive: tags in an unsorted array, linear
- * search, every string copied.  It shares no code with module/engine.c, not
+ * search, every string copied.  It shares no code with module/engine/engine.c, not
  * even the §4 validity functions, so that the unit test (test_model.c) and
  * the fuzzers (tests/fuzz/) can hold the engine against it.
  *
