@@ -29,7 +29,8 @@
 #include <linux/module.h>
 #include <linux/ratelimit.h>
 
-#include "ptags_module.h"
+#include "audit.h"
+#include "stats.h"
 
 #define PTAGS_AUDIT_LINES	1024
 #define PTAGS_AUDIT_INTERVAL	(5 * HZ)

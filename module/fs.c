@@ -38,7 +38,11 @@
 
 #include "uapi/linux/ptags.h"
 #include "compat.h"
-#include "ptags_module.h"
+#include "audit.h"
+#include "fs.h"
+#include "level.h"
+#include "stats.h"
+#include "table.h"
 #include "ptags_trace.h"
 
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */

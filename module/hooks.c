@@ -22,7 +22,8 @@
 #include <trace/events/sched.h>
 
 #include "compat.h"
-#include "ptags_module.h"
+#include "hooks.h"
+#include "table.h"
 
 static void ptags_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)

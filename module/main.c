@@ -12,7 +12,12 @@
 
 #include <linux/module.h>
 
-#include "ptags_module.h"
+#include "audit.h"
+#include "fs.h"
+#include "hooks.h"
+#include "shim.h"
+#include "stats.h"
+#include "table.h"
 
 static int __init ptags_init(void)
 {
@@ -22,12 +27,12 @@ static int __init ptags_init(void)
 	err = ptags_stats_init();
 	if (err)
 		return err;
-	err = ptags_sets_init();
+	err = ptags_shim_init();
 	if (err)
 		goto err_stats;
 	err = ptags_table_init();
 	if (err)
-		goto err_sets;
+		goto err_shim;
 	err = ptags_scopes_init();
 	if (err)
 		goto err_table;
@@ -45,8 +50,8 @@ err_scopes:
 	ptags_scopes_uninit();
 err_table:
 	ptags_table_uninit();
-err_sets:
-	ptags_sets_uninit();
+err_shim:
+	ptags_shim_uninit();
 err_stats:
 	ptags_stats_uninit();
 	return err;
@@ -58,7 +63,7 @@ static void __exit ptags_exit(void)
 	ptags_hooks_uninit();
 	ptags_table_uninit();	/* the watch worker is done with the scopes */
 	ptags_scopes_uninit();
-	ptags_sets_uninit();
+	ptags_shim_uninit();
 	ptags_stats_uninit();
 }
 

@@ -10,7 +10,7 @@
 #include <linux/sysfs.h>
 
 #include "uapi/linux/ptags.h"
-#include "ptags_module.h"
+#include "stats.h"
 
 unsigned int ptags_max_tags = PTAGS_DEFAULT_MAX_TAGS;
 module_param_named(max_tags, ptags_max_tags, uint, 0644);

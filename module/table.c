@@ -49,7 +49,11 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "ptags_module.h"
+#include "fs.h"
+#include "level.h"
+#include "shim.h"
+#include "stats.h"
+#include "table.h"
 #define CREATE_TRACE_POINTS
 #include "ptags_trace.h"
 
@@ -529,34 +533,6 @@ struct pt_set *ptags_task_set_stamp(struct task_struct *task,
 	set = ptags_proc_set(proc, stamp);
 	rcu_read_unlock();
 	return set;
-}
-
-/**
- * ptags_task_in_inner_level - does @task belong to @level (SPEC §12)?
- * @task: any thread of a process
- * @level: a user namespace; level 0 is decided by ptags_task_in_level()
- *
- * True when @task's user namespace is @level or a descendant of it.  A
- * process outside a level has no set there and is not seen there.
- */
-bool ptags_task_in_inner_level(struct task_struct *task,
-			       const struct user_namespace *level)
-{
-	bool in;
-
-	rcu_read_lock();
-	in = ptags_ns_in_level(__task_cred(task)->user_ns, level);
-	rcu_read_unlock();
-	return in;
-}
-
-/* Is user namespace @ns @level or a descendant of it? */
-bool ptags_ns_in_level(const struct user_namespace *ns,
-		       const struct user_namespace *level)
-{
-	while (ns->level > level->level)
-		ns = ns->parent;
-	return ns == level;
 }
 
 /*

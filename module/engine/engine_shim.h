@@ -2,7 +2,7 @@
 /*
  * What the engine needs from its host: fixed-width types, errno values,
  * memory, reference counts and set life-cycle notifications.  In the kernel
- * the functions are implemented in module/sets.c; in user space by the test
+ * the functions are implemented in module/shim.c; in user space by the test
  * or fuzzer that links the engine (tests/unit/shim_user.c).
  */
 #ifndef PTAGS_ENGINE_SHIM_H

@@ -12,7 +12,8 @@
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
 
-#include "ptags_module.h"
+#include "shim.h"
+#include "stats.h"
 
 void *pt_alloc(size_t size)
 {
@@ -66,13 +67,13 @@ bool ptags_set_tryget(struct pt_set *s)
 	return refcount_inc_not_zero(&s->head.ref);
 }
 
-int ptags_sets_init(void)
+int ptags_shim_init(void)
 {
 	return 0;
 }
 
 /* Wait for every set released so far to be freed before the module text goes. */
-void ptags_sets_uninit(void)
+void ptags_shim_uninit(void)
 {
 	rcu_barrier();
 }
