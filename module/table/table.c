@@ -26,11 +26,11 @@
  *
  * Listings (SPEC §3.2) must not cost what the table's size does: every
  * entry is also on one of a few shard lists, chosen by its key, which a
- * listing walks instead of the buckets.
+ * listing (listing.c) walks instead of the buckets.  A child that cannot
+ * have its entries is killed (kill.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/delay.h>
 #include <linux/hash.h>
 #include <linux/llist.h>
 #include <linux/math64.h>
@@ -39,43 +39,20 @@
 #include <linux/percpu.h>
 #include <linux/rcupdate.h>
 #include <linux/pid.h>
-#include <linux/pid_namespace.h>
 #include <linux/rculist_bl.h>
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
-#include <linux/task_work.h>
 #include <linux/user_namespace.h>
 #include <linux/workqueue.h>
 
 #include "compat.h"
 #include "fs.h"
-#include "level.h"
 #include "shim.h"
 #include "stats.h"
-#include "table.h"
+#include "table/internal.h"
 #define CREATE_TRACE_POINTS
 #include "ptags_trace.h"
-
-/*
- * 96 bytes on x86-64 without lock debugging: the cost of a process tagged at
- * one level.  An entry whose set is NULL is dead: unlinked or being unlinked.
- */
-struct ptags_proc {
-	struct hlist_bl_node node;
-	struct hlist_node lnode;		/* on its shard, for listings */
-	const struct signal_struct *key;	/* never dereferenced */
-	struct pid *tgid;			/* for listings and events */
-	raw_spinlock_t lock;
-	atomic_t watch;				/* PTAGS_W_*, events pending */
-	struct pt_set __rcu *set;		/* NULL once dead */
-	u64 stamp;				/* changes, for POLLPRI */
-	struct user_namespace *level;		/* SPEC §12 */
-	union {
-		struct rcu_head rcu;		/* being freed */
-		struct llist_node wnode;	/* queued for the watch worker */
-	};
-};
 
 /*
  * 0 at load: the largest power of two not above the number of processes
@@ -102,20 +79,7 @@ static unsigned int ptags_table_bits_auto(void)
 static struct hlist_bl_head *ptags_table;
 static struct kmem_cache *ptags_proc_cache;
 
-/*
- * The shard lists: a listing reads 64 heads and the entries.  Whatever
- * links or unlinks an entry (a tagged fork, a first tag at a level, an
- * untagging, an exit) takes its shard's lock inside its bucket's, for a
- * few instructions.
- */
-#define PTAGS_SHARD_BITS	6
-
-struct ptags_shard {
-	raw_spinlock_t lock;
-	struct hlist_head head;
-} ____cacheline_aligned_in_smp;
-
-static struct ptags_shard ptags_shards[1U << PTAGS_SHARD_BITS];
+struct ptags_shard ptags_shards[1U << PTAGS_SHARD_BITS];
 
 static struct ptags_shard *ptags_shard(const struct signal_struct *sig)
 {
@@ -200,11 +164,6 @@ static u64 ptags_stamp_next(void)
 static struct hlist_bl_head *ptags_bucket(const struct signal_struct *sig)
 {
 	return &ptags_table[hash_ptr(sig, ptags_table_bits)];
-}
-
-static bool ptags_proc_dead(const struct ptags_proc *proc)
-{
-	return !rcu_access_pointer(proc->set);
 }
 
 /* The live entry of @sig at @level, under rcu_read_lock(). */
@@ -645,61 +604,6 @@ int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
 }
 
 /*
- * SPEC §9 fail closed, in the fork hook (preemption disabled, where a
- * PREEMPT_RT kernel allows no sleeping lock, so not send_sig()): the child
- * kills itself from its own context, by a task_work that runs when it
- * first returns to user mode, before its first instruction there.  The
- * works are preallocated slots; each holds a module reference until it ran.
- * The put is the work's last call, but its return is still module code:
- * unload waits for that with an RCU-tasks grace period (ptags_table_uninit()).
- */
-#define PTAGS_KILL_SLOTS	4096	/* 64 KiB */
-
-static struct callback_head ptags_kills[PTAGS_KILL_SLOTS];
-static DECLARE_BITMAP(ptags_kill_busy, PTAGS_KILL_SLOTS);
-static bool ptags_kill_used;	/* a kill work was ever queued */
-
-static void ptags_kill_run(struct callback_head *work)
-{
-	send_sig(SIGKILL, current, 1);
-	clear_bit(work - ptags_kills, ptags_kill_busy);
-	module_put(THIS_MODULE);
-}
-
-static void ptags_kill_new(struct task_struct *child)
-{
-#ifdef PTAGS_HAVE_TASK_WORK_ADD
-	unsigned long i;
-
-	for (;;) {
-		i = find_first_zero_bit(ptags_kill_busy, PTAGS_KILL_SLOTS);
-		if (i >= PTAGS_KILL_SLOTS)
-			break;
-		if (test_and_set_bit(i, ptags_kill_busy))
-			continue;
-		/* Not while the module goes away: the work would outlive it. */
-		if (!try_module_get(THIS_MODULE)) {
-			clear_bit(i, ptags_kill_busy);
-			break;
-		}
-		init_task_work(&ptags_kills[i], ptags_kill_run);
-		WRITE_ONCE(ptags_kill_used, true);
-		if (!task_work_add(child, &ptags_kills[i], TWA_RESUME))
-			return;
-		clear_bit(i, ptags_kill_busy);
-		module_put(THIS_MODULE);
-		break;
-	}
-#endif
-	/*
-	 * No slot free (4096 children killed and not yet run), the module
-	 * going away, or no exported task_work_add(): the siglock, which is
-	 * a sleeping lock on PREEMPT_RT only.
-	 */
-	send_sig(SIGKILL, child, 1);
-}
-
-/*
  * The child's entry at @level, sharing @set (whose reference it takes), in
  * the fork hook: 0 or -ENOMEM.
  */
@@ -828,120 +732,6 @@ void ptags_task_exit(struct task_struct *task)
 	ptags_sig_remove(task->signal);
 }
 
-/*
- * SPEC §3.2: between its last thread's exit and the exit hook, a process
- * already has no entry; do not list it; nor one that left the entry's level
- * (SPEC §12).  Under rcu_read_lock(): a task found through its pid keeps its
- * signal_struct for a grace period.
- */
-static bool ptags_proc_live(const struct ptags_proc *proc)
-{
-	struct task_struct *task = pid_task(proc->tgid, PIDTYPE_PID);
-
-	return task && atomic_read(&task->signal->live) &&
-	       ptags_task_in_level(task, proc->level);
-}
-
-/* Room a listing adds for processes tagged while it allocates. */
-#define PTAGS_COLLECT_SLACK	64
-/*
- * Entries a listing looks at before it next offers to reschedule, which it
- * does between shards only: a chain is never left half walked.
- */
-#define PTAGS_COLLECT_BATCH	1024
-
-/*
- * Collect the tgids, as seen in @ns, of processes tagged at @level and
- * visible there into @buf; returns how many, or -ENOSPC (the table grew past
- * @cap).  Entries never move between shards, so one that stays in the
- * table is seen once.
- */
-static long ptags_table_collect(struct pid_namespace *ns,
-				const struct user_namespace *level, u32 *buf,
-				unsigned int cap)
-{
-	unsigned int i, n = 0, seen = 0;
-	struct ptags_proc *proc;
-	pid_t nr;
-
-	rcu_read_lock();
-	for (i = 0; i < ARRAY_SIZE(ptags_shards); i++) {
-		hlist_for_each_entry_rcu(proc, &ptags_shards[i].head, lnode) {
-			seen++;
-			if (proc->level != level || ptags_proc_dead(proc) ||
-			    !ptags_proc_live(proc))
-				continue;
-			nr = pid_nr_ns(proc->tgid, ns);
-			if (nr <= 0)
-				continue;
-			if (n == cap) {
-				rcu_read_unlock();
-				return -ENOSPC;
-			}
-			buf[n++] = nr;
-		}
-		/* Between shards: a chain is never left half walked. */
-		if (seen >= PTAGS_COLLECT_BATCH || need_resched()) {
-			rcu_read_unlock();
-			cond_resched();
-			rcu_read_lock();
-			seen = 0;
-		}
-	}
-	rcu_read_unlock();
-	return n;
-}
-
-/**
- * ptags_table_pids - sorted, unique tgids of the tagged processes in @ns
- * @ns: the pid namespace of the listing
- * @level: the level (SPEC §12) whose tagged processes are listed
- * @pids: receives a kvmalloc'ed array the caller frees with kvfree()
- * @n: receives its length
- *
- * A process that stays tagged during the whole call appears exactly once.
- * Return: 0, -ENOMEM, or -EINTR when a fatal signal arrived (SPEC §3.2: a
- * listing races with tagging; every retry doubles the array, so a listing
- * tries at most a few times and can always be killed).
- */
-int ptags_table_pids(struct pid_namespace *ns,
-		     const struct user_namespace *level, u32 **pids,
-		     unsigned int *n)
-{
-	const gfp_t gfp = GFP_KERNEL_ACCOUNT | __GFP_NOWARN;
-	u32 *buf, *out = NULL;
-	unsigned int cap = 0;
-	long got;
-
-	for (;;) {
-		if (fatal_signal_pending(current))
-			return -EINTR;
-		/* One tgid per process of a pid namespace at most. */
-		cap = clamp_t(u64, atomic64_read(&ptags_stats.tagged_processes) +
-			      PTAGS_COLLECT_SLACK, 2ULL * cap,
-			      PID_MAX_LIMIT + PTAGS_COLLECT_SLACK);
-		buf = kvmalloc_array(cap, sizeof(*buf), gfp);
-		if (!buf)
-			return -ENOMEM;
-		got = ptags_table_collect(ns, level, buf, cap);
-		if (got >= 0)
-			break;
-		kvfree(buf);
-	}
-	/* What the listing keeps is sized to what it found (SPEC §8). */
-	if (got) {
-		out = kvmalloc_array(got, sizeof(*buf), gfp);
-		if (!out) {
-			kvfree(buf);
-			return -ENOMEM;
-		}
-	}
-	*n = pt_pids_sort_unique(buf, out, got);
-	*pids = out;
-	kvfree(buf);
-	return 0;
-}
-
 int ptags_table_init(void)
 {
 	struct ptags_pool *pool;
@@ -992,27 +782,7 @@ void ptags_table_uninit(void)
 	cancel_work_sync(&ptags_refill_work);
 	/* No file system is left, so the worker only frees what it holds. */
 	flush_work(&ptags_watch_work);
-	/*
-	 * A load that fails after the hooks ran may have queued kills (each
-	 * holds a module reference, which an unload would wait for, but a
-	 * failing init does not): let them run first.
-	 */
-	while (!bitmap_empty(ptags_kill_busy, PTAGS_KILL_SLOTS))
-		msleep(20);
-	/*
-	 * A kill work may still be between its module_put() and its return:
-	 * preempted there, its task has not switched voluntarily since.
-	 * Without kernel preemption it cannot be preempted there at all.
-	 */
-	if (READ_ONCE(ptags_kill_used)) {
-#if defined(CONFIG_TASKS_RCU)
-		synchronize_rcu_tasks();
-#elif defined(CONFIG_PREEMPTION)
-#error "ptags needs CONFIG_TASKS_RCU on a preemptible kernel"
-#else
-		synchronize_rcu();
-#endif
-	}
+	ptags_kill_drain();
 	for (i = 0; i < 1U << ptags_table_bits; i++) {
 		hlist_bl_for_each_entry_safe(proc, pos, next, &ptags_table[i],
 					     node) {
