@@ -2,6 +2,20 @@
 /*
  * ptags: tamper-proof tags for processes, as a loadable module.
  *
+ * Its parts, each with a header of its own:
+ *
+ *   engine/   the tag engine: plain C, also built into user-space tests,
+ *             fuzzers and (valid.c, SPEC §4) libptags
+ *   shim.c    what the engine needs from the kernel: memory charged to the
+ *             caller, sets freed after a grace period
+ *   table/    which process holds which set, per level (SPEC §12); fork,
+ *             exec and exit (SPEC §9); listings; fail-closed kills
+ *   hooks.c   the sched tracepoints that drive the table
+ *   level.c   which level a process belongs to (SPEC §12)
+ *   write.c   a write's change published in turn (SPEC §3.4)
+ *   fs/       the "ptags" file system (SPEC §3) and watching it (§3.5)
+ *   stats.c   limits and counters (SPEC §8); audit.c audit records
+ *
  * Load order: counters, the process table, the watched mounts' registry
  * (which the hooks ask), the life-cycle hooks, then the file system (which
  * mounts /proc/ptags).  Unload runs the reverse; it can
@@ -13,11 +27,13 @@
 #include <linux/module.h>
 
 #include "audit.h"
-#include "fs.h"
+#include "fs/fs.h"
+#include "fs/notify.h"
 #include "hooks.h"
 #include "shim.h"
 #include "stats.h"
 #include "table.h"
+#include "write.h"
 
 static int __init ptags_init(void)
 {
@@ -39,6 +55,7 @@ static int __init ptags_init(void)
 	err = ptags_hooks_init();
 	if (err)
 		goto err_scopes;
+	ptags_write_init();
 	err = ptags_fs_init();
 	if (err)
 		goto err_hooks;

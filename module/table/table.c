@@ -47,7 +47,7 @@
 #include <linux/workqueue.h>
 
 #include "compat.h"
-#include "fs.h"
+#include "fs/notify.h"
 #include "shim.h"
 #include "stats.h"
 #include "table/internal.h"
@@ -346,7 +346,10 @@ static void ptags_watch_run(struct work_struct *work)
 
 static DECLARE_WORK(ptags_watch_work, ptags_watch_run);
 
-/* Record @ev for the watchers, if any may be; under @proc's lock, live. */
+/*
+ * Record @ev for the watchers, if any may be; under @proc's lock, live.  The
+ * change is published: ptags_watched() orders it before what it reads.
+ */
 static void ptags_proc_event(struct ptags_proc *proc, unsigned int ev)
 {
 	if (!ptags_watched(proc->tgid, proc->level))
@@ -380,8 +383,6 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 		rcu_assign_pointer(proc->set, next);
 		/* After the set: a reader that sees this stamp sees the set. */
 		smp_store_release(&proc->stamp, ptags_stamp_next());
-		/* The change, then who watches it: see ptags_watched(). */
-		smp_mb();
 		ptags_proc_event(proc, ev);
 		raw_spin_unlock(&proc->lock);
 		pt_set_put(cur);
@@ -389,8 +390,6 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 	}
 	RCU_INIT_POINTER(proc->set, NULL);
 	trace_ptags_release(pid_nr(proc->tgid), proc->level->level, cur->count);
-	/* The change, then who watches it: see ptags_watched(). */
-	smp_mb();
 	ptags_proc_event(proc, ev);
 	raw_spin_unlock(&proc->lock);
 	ptags_proc_delete(proc);
@@ -400,12 +399,11 @@ static void ptags_proc_publish(struct ptags_proc *proc, struct pt_set *cur,
 
 /*
  * A new entry was linked: IN_CREATE, unless it is already gone again.  Under
- * rcu_read_lock() (or with preemption disabled) since before it was linked.
+ * rcu_read_lock() (or with preemption disabled) since before it was linked;
+ * ptags_watched() orders the link before what it reads.
  */
 static void ptags_proc_created(struct ptags_proc *proc)
 {
-	/* The new entry, then who watches it: see ptags_watched(). */
-	smp_mb();
 	if (!ptags_watched(proc->tgid, proc->level))
 		return;
 	raw_spin_lock(&proc->lock);

@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The "ptags" file system (fs.c), and watching it (SPEC §3.5). */
-#ifndef PTAGS_FS_H
-#define PTAGS_FS_H
+/*
+ * Watching (SPEC §3.5, notify.c): what the process table asks and tells the
+ * file system's mounts when a process's tags change.
+ */
+#ifndef PTAGS_FS_NOTIFY_H
+#define PTAGS_FS_NOTIFY_H
 
 #include <linux/types.h>
 
 struct pid;
 struct user_namespace;
 
-int ptags_fs_init(void);
-void ptags_fs_uninit(void);
 int ptags_scopes_init(void);
 void ptags_scopes_uninit(void);
 bool ptags_watched(struct pid *pid, const struct user_namespace *level);
@@ -21,4 +22,4 @@ void ptags_notify(struct pid *pid, const struct user_namespace *level,
 #define PTAGS_EV_MODIFY		2u	/* its set changed */
 #define PTAGS_EV_DELETE		4u	/* it stopped being tagged */
 
-#endif /* PTAGS_FS_H */
+#endif /* PTAGS_FS_NOTIFY_H */
