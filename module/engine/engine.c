@@ -1085,7 +1085,8 @@ static bool pt_tx_same(const struct pt_set *old, const struct pt_tag *t,
  * the set changes; if so @res->set is the new set (one reference, NULL when
  * empty).  On failure nothing stays allocated.
  *
- * Return: 0, -EINVAL, -EPERM, -ENOENT, -ECANCELED or -ENOMEM.
+ * Return: 0, -EINVAL, -EPERM, -ENOENT, -ECANCELED, -ENOMEM, or -EINTR when
+ * pt_shim_yield() asked to stop (@res->line is then the line being applied).
  */
 int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	     const struct pt_writer *w, const struct pt_limits *lim,

@@ -128,8 +128,9 @@ size_t pt_set_render(const struct pt_set *s, uint64_t off, char *buf,
  * one transaction.  Returns 0 and fills @res, or a negative errno:
  * -EINVAL, -EPERM, -ENOENT, -ECANCELED, -ENOMEM, or -EINTR when
  * pt_shim_yield() asked to stop.  On failure nothing is allocated and
- * @res->line names the failing line (the one being applied for -EINTR).  The max_write check
- * (E2BIG) belongs to the caller, before the buffer is copied in.
+ * @res->line names the failing line (the one being applied for -EINTR).
+ * The max_write check (E2BIG) belongs to the caller, before the buffer is
+ * copied in.
  */
 int pt_apply(const struct pt_set *old, const char *buf, size_t len,
 	     const struct pt_writer *w, const struct pt_limits *lim,
