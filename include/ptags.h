@@ -266,10 +266,10 @@ const char *ptags_txn_text(const struct ptags_txn *txn, size_t *len);
 /*
  * ptags_txn_commit() - apply @txn to process @pid (0: self) in one write.
  * An empty transaction writes zero bytes (it still fails for a missing
- * process).  Returns 0, the first helper error, or the write's error:
- * -EPERM (rights, SPEC §5), -ENOENT (a "!" or "?" line found nothing),
- * -EINVAL, -ECANCELED (max_tags/max_bytes), -E2BIG (max_write), -ENOMEM,
- * -ESRCH (no such process), -ENODEV (no ptags root).
+ * process).  Returns 0, the first helper error, or the write's error, as
+ * the "Errors" section of <linux/ptags.h> lists them (-EPERM, -ENOENT,
+ * -EINVAL, -ECANCELED, -E2BIG, -ENOMEM; -ESRCH: no such process), or
+ * -ENODEV (no ptags root).
  */
 int ptags_txn_commit(const struct ptags_txn *txn, pid_t pid);
 
