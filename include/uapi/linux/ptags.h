@@ -14,6 +14,10 @@
  * DOC: Entries and reading
  *
  * A process's tags live in /proc/ptags/PID (a file system of type "ptags").
+ * /proc/ptags/self names the caller's own entry in the pid namespace of the
+ * mount: through the initial /proc/ptags, a process of a child pid
+ * namespace finds its global pid there, as in procfs; through a ptags
+ * mount made inside its namespace, its pid there.
  *
  * Reading returns one line per tag, sorted by name in byte order::
  *
@@ -36,6 +40,109 @@
  *	#comment
  *
  * and the empty line.  The last byte of a write must be "\n".
+ *
+ * The bare forms (the lines "-" and "?", and "+", "-" or "?" followed by
+ * PTAGS_KEEP_CHAR alone) act like a pattern that matches every tag: the
+ * tags the writer may not change are skipped silently (SPEC §4.3).  A
+ * write whose lines leave the set as it was ("+b\n-b\n") succeeds and
+ * publishes nothing.
+ */
+
+/**
+ * DOC: Rights
+ *
+ * Rights are those of SPEC §5, read as follows.  "ptags:ptags:add" also
+ * covers the ordinary tag named plain "ptags" (SPEC §5.1's "the tag P").
+ * Through a descriptor opened by another process, tag rights count only if
+ * the opener held them as tags when it opened the file (SPEC §5.5, read
+ * literally): an opener's CAP_MAC_ADMIN is not a tag right, so a descriptor
+ * opened by root and handed to a process holding ptags:add and ptags:others
+ * grants nothing.  The opener's rights are those it had at open time, even
+ * after it exits.
+ */
+
+/**
+ * DOC: Mounts
+ *
+ * Options: hidepid=off|noaccess|invisible (or 0|1|2), gid=N and level=N or
+ * level=own.  hidepid= and gid= mean what they mean for procfs (SPEC §3.1);
+ * as in procfs, gid defaults to 0, whose members are exempt.
+ * hidepid=noaccess refuses opening another user's entry in any mode, since
+ * a write-only descriptor would otherwise learn tag names from "?NAME" and
+ * "-NAME"; a manager that writes to other users' processes under it needs
+ * CAP_SYS_PTRACE or the mount's gid=, as in procfs.  procfs's
+ * hidepid=ptraceable has no ptags equivalent: a /proc mounted with it gives
+ * /proc/ptags hidepid=invisible, the stricter of the two.
+ *
+ * level=N (SPEC §12) names the ancestor at depth N of the user namespace of
+ * the mounter, the process that configures the mount; the process that
+ * creates it (fsconfig(2)'s FSCONFIG_CMD_CREATE, or mount(2)) must have that
+ * level on its chain too.  level=own and level=N with N the mounter's own
+ * depth are the same.  A remount may repeat the level, not change it.
+ *
+ * At most 64 ptags instances (each mount -t ptags or fsmount(2); bind
+ * mounts are free) exist per level and pid namespace; the next mount fails
+ * with %ENOSPC.  Any user can mount in a namespace of its own, and this
+ * bounds what one change costs the watch worker.
+ */
+
+/**
+ * DOC: Watching
+ *
+ * Watching is that of SPEC §3.5.  Events are delivered by a worker, a
+ * moment after the change; a read that races with a change may see POLLPRI
+ * for a change it already read, never miss one.  An entry's events are its
+ * tag changes only: its files are opened FMODE_NONOTIFY, so the VFS's own
+ * IN_MODIFY for every write (even one that changed nothing), IN_OPEN,
+ * IN_ACCESS and IN_CLOSE_* are not reported.  Untagging is IN_DELETE on the
+ * directory (not also IN_MODIFY) and IN_MODIFY on the entry.  A mount with
+ * hidepid=invisible gets no directory events: inotify cannot hide an event
+ * from a watcher who may not see that process.  IN_DELETE_SELF on a
+ * thread's entry needs Linux 6.9 (pidfd wakeups for threads); a process's
+ * entry gets it on every kernel.
+ *
+ * Through a mount of a level, a watch event is dropped when its process has
+ * left the level; an IN_DELETE for a process that left the level and has
+ * already been reaped can still reach that level's directory watchers (the
+ * pid it names was visible there when it was tagged).
+ */
+
+/**
+ * DOC: Levels
+ *
+ * Levels are those of SPEC §12.  "CAP_MAC_ADMIN in L" is the kernel's
+ * answer to ns_capable(L, CAP_MAC_ADMIN): besides the processes of L (or
+ * below) that hold it, the privileged processes of L's ancestors and the
+ * user who created L (its owner, from the parent namespace) hold it.  So
+ * the host's administrator can act at every level (through a path to a
+ * mount of it, such as /proc/PID/root/...), and a rootless user at the
+ * levels of the namespaces it made, as the kernel lets them act on those
+ * namespaces anyway.  Rights come only from the writer's own set at L, so a
+ * writer outside L has none there.
+ *
+ * Whether a process is in a level is decided at each access, from its user
+ * namespace then: a process that moves out (setns to an unrelated user
+ * namespace) is not shown nor changed there from then on; its set stays
+ * until it exits, and a fork copies it.  Its sets at levels it left are
+ * still copied by fork and pruned by exec.
+ *
+ * max_levels bounds the levels one process carries as a depth: only levels
+ * 0 to max_levels - 1 take a first tag (%ECANCELED beyond), so whether a
+ * set may start depends on its level alone, never on the process's sets at
+ * other levels.  A process's levels all lie on its own chain, one per
+ * depth, so the number SPEC §12 bounds is bounded the same.
+ */
+
+/**
+ * DOC: Counters
+ *
+ * The counters of /sys/module/ptags/stats/ (SPEC §8).  bytes counts names
+ * and values only; the process table's memory for a tagged process (96
+ * bytes per set) and the sets' headers count in memory.  tagged_processes
+ * counts processes tagged at any level; live_sets and bytes count sets and
+ * bytes of every level; pruned counts an exec once however many levels it
+ * pruned; inherited counts a fork once.  refused counts writes that failed,
+ * whatever their errno.
  */
 
 /**
