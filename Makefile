@@ -20,10 +20,10 @@
 #   make matrix          the in-guest suite on every kernel of tests/qemu/kernels.list,
 #                        each built and installed through DKMS; prints a table
 #   make e2e             Debian 12 in QEMU: dpkg -i ptags-dkms, modprobe, reboot, modprobe
-#   make install         libptags, its header and pkg-config file, the ptags command
-#                        and its man page (PREFIX=/usr/local, DESTDIR)
-#   make deb             the four Debian packages (ptags-dkms, libptags1, libptags-dev,
-#                        ptags) under build/deb
+#   make install         libptags, its header and pkg-config file, the ptags command,
+#                        ptags-oci-hook and their man pages (PREFIX=/usr/local, DESTDIR)
+#   make deb             the five Debian packages (ptags-dkms, libptags1, libptags-dev,
+#                        ptags, ptags-oci-hook) under build/deb
 #   make dkms-install    copy the sources to /usr/src/ptags-VERSION, dkms add + install
 #                        (the running kernel, or KVER=... on the command line)
 #   make dkms-remove     dkms remove --all, and the sources from /usr/src
@@ -111,8 +111,9 @@ e2e:
 deb:
 	BUILD=$(BUILD)/deb scripts/deb.sh
 
-# The library (shared, static, header, pkg-config), the ptags command and
-# the man page; PREFIX (default /usr/local), DESTDIR, LIBDIR as usual.  The
+# The library (shared, static, header, pkg-config), the ptags command,
+# ptags-oci-hook and its hooks.d file, and the man pages; PREFIX (default
+# /usr/local), DESTDIR, LIBDIR as usual.  The
 # module is installed with DKMS (dkms-install) or the ptags-dkms package.
 install:
 	$(MAKE) -C lib install PREFIX=$(PREFIX) DESTDIR=$(DESTDIR) $(if $(LIBDIR),LIBDIR=$(LIBDIR))
