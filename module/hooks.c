@@ -9,8 +9,8 @@
  *   sched_process_exit  in do_exit(), once per thread.
  *
  * A tracepoint probe is a direct call from the traced site, far cheaper than
- * a kprobe's breakpoint trap; see README.md for the measured cost.  Probes
- * run with preemption disabled.
+ * a kprobe's breakpoint trap; docs/PERFORMANCE.md has the measured cost.
+ * Probes run with preemption disabled.
  *
  * Built with PTAGS_FLOOR, the probes are attached but do nothing: the least
  * any hook-based design can cost (make bench).

@@ -284,17 +284,9 @@ out:
  * @iocb: the call on an open /proc/ptags/PID (its position is not used)
  * @from: the lines, in as many buffers as the call has (writev, io_uring)
  *
- * Return: the number of bytes, or
- * -E2BIG when they exceed max_write;
- * -EINVAL for a malformed line, invalid name, value, pattern or UTF-8, or a
- * missing final newline;
- * -EPERM when a change is not allowed (SPEC §5);
- * -ENOENT when "!" names an absent tag or "?" matches nothing;
- * -ECANCELED when max_tags or max_bytes would be exceeded, or a set would be
- * started at a level of depth max_levels or more (SPEC §12);
- * -EINTR when a fatal signal arrived; nothing changed;
- * -ENOMEM; -EFAULT;
- * -ESRCH when the process has exited.
+ * Return: the number of bytes, or the errno that the "Errors" section of
+ * include/uapi/linux/ptags.h gives for a write, checked in the order it
+ * gives.
  */
 static ssize_t ptags_file_write_iter(struct kiocb *iocb, struct iov_iter *from)
 {

@@ -512,7 +512,7 @@ static bool ptags_process_is_new(struct task_struct *task)
  *
  * Return: 0 on success; -EAGAIN if the process's set is no longer @old (the
  * caller recomputes); -ESRCH if the process has exited or is not yet fully
- * created; -ECANCELED if the process would carry more than max_levels sets;
+ * created; -ECANCELED if @level's depth is max_levels or more (SPEC §12);
  * -ENOMEM.
  */
 int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
@@ -554,7 +554,7 @@ int ptags_task_replace(struct task_struct *task, struct user_namespace *level,
 	 * which depends on @level alone: a process's sets are all on its own
 	 * chain of user namespaces, one per depth, so it carries at most
 	 * max_levels of them, and no set at another level decides whether
-	 * this one may start (docs/SECURITY.md §2.17).
+	 * this one may start (docs/SECURITY.md, section 3, [r3 #4]).
 	 */
 	if (level->level >= (READ_ONCE(ptags_max_levels) ?: 1)) {
 		pt_set_put(new);
