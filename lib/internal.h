@@ -5,16 +5,71 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 
 #include "ptags.h"
 
+/* Not every libc knows it yet. */
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+
+struct ptags_root {
+	int fd;		/* the directory, O_RDONLY | O_DIRECTORY */
+};
 
 struct ptags_set {
 	size_t count;
 	struct ptags_tag *tags;
 	char *buf;		/* the names and values, NUL-terminated */
 };
+
+/* root.c */
+
+/*
+ * pt_root_trusted() - the root ptags_set_root() chose, else the default:
+ * ptags_root() without $PTAGS_ROOT, for the peer checks.
+ */
+const char *pt_root_trusted(void);
+/* A handle owning the directory @fd (closed on failure): 0 or -ENOMEM. */
+int pt_root_new(int fd, struct ptags_root **rootp);
+
+/* entry.c: the root's directory and the entries of its processes */
+
+/* Open @path (relative to @dirfd) as a directory: a descriptor or -ENODEV. */
+int pt_open_dir(int dirfd, const char *path);
+/* Open the directory @path, a ptags root: a descriptor, or -ENODEV. */
+int pt_open_root_dir(const char *path);
+/*
+ * Open the entry of @pid under ptags_root().  A missing entry is a missing
+ * process (-ESRCH), unless the root is missing or not a ptags file system
+ * (-ENODEV).
+ */
+int pt_open_entry(pid_t pid, int flags);
+/* The entry of @pid (0: self) under @dirfd; a missing one is -ESRCH. */
+int pt_entry_at(int dirfd, pid_t pid, int flags);
+/*
+ * 0 when the root @dirfd resolves pids in the caller's pid namespace (its
+ * "self" is the caller), else -EXDEV.
+ */
+int pt_root_is_ours(int dirfd);
+/* Read and parse the entry @fd (or pass on its error), then close it. */
+int pt_read_entry(int fd, struct ptags_set **set);
+/* Write @text to the entry @fd (or pass on its error), then close it. */
+int pt_write_entry(int fd, const char *text, size_t len);
+
+/* pidfd.c */
+
+/* 0 while the process of @pidfd runs, -ESRCH once it has exited. */
+int pt_pidfd_alive(int pidfd);
+/*
+ * The pid, in the caller's pid namespace, of the process of @pidfd; -ESRCH
+ * when it has exited or has no pid there, -EBADF when @pidfd is no pidfd.
+ */
+int pt_pidfd_pid(int pidfd, pid_t *pid);
+
+/* level.c */
 
 /*
  * pt_mountinfo_ptags() - parse one line of /proc/PID/mountinfo (proc(5)),
