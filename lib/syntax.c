@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
- * libptags: names, values and patterns (SPEC §4, whose rules are
- * module/valid.c, shared with the module), protocol lines, queries and
- * matching.
+ * libptags: the syntax of names, values and patterns (SPEC §4, whose rules
+ * are module/engine/valid.c, shared with the module), of protocol lines and
+ * of queries, and matching.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,7 +17,7 @@ static int invalid(const char **why, const char *reason)
 	return -EINVAL;
 }
 
-/* 0, or -EINVAL with the reason of SPEC §4's shared checks (valid.c). */
+/* 0, or -EINVAL with the reason of the engine's checks (valid.h). */
 static int verdict(enum pt_why r, const char **why)
 {
 	return r == PT_OK ? 0 : invalid(why, pt_why_text(r));
