@@ -20,16 +20,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 
 #include <jansson.h>
 
-#include "ptags.h"
-#include "level.h"
-
-#ifndef SYS_pidfd_open
-#define SYS_pidfd_open 434
-#endif
+#include "tool.h"
 
 #define MAX_MAPS	64
 /* The state is small (id, pid, bundle, annotations): refuse a flood. */
@@ -115,11 +109,11 @@ static int __attribute__((format(printf, 1, 2))) fail(const char *fmt, ...)
 	return -1;
 }
 
-static int usage_error(const char *what)
+static int usage(const char *what)
 {
 	say("%s", what);
 	fputs(usage_text, stderr);
-	return 2;
+	return EX_USAGE;
 }
 
 /* "PREFIX:NAME" in a malloc'ed string, or NULL when it is not a valid name. */
@@ -146,11 +140,11 @@ static int add_map(const char *key, const char *name)
 		if (!strcmp(maps[i].name, name)) {
 			say("annotations %s and %s would both give %s:%s: one key per tag",
 			    maps[i].key, key, prefix, name);
-			return 2;
+			return EX_USAGE;
 		}
 	}
 	if (nmaps == MAX_MAPS)
-		return usage_error("too many --annotation options");
+		return usage("too many --annotation options");
 	maps[nmaps].key = key;
 	maps[nmaps].name = name;
 	nmaps++;
@@ -416,7 +410,7 @@ int main(int argc, char **argv)
 				if (!strcmp(a + 13, kubernetes[k].runtime))
 					p = &kubernetes[k];
 			if (!p)
-				return usage_error("--kubernetes needs the runtime whose annotations to trust: --kubernetes=containerd or --kubernetes=cri-o");
+				return usage("--kubernetes needs the runtime whose annotations to trust: --kubernetes=containerd or --kubernetes=cri-o");
 			for (k = 0; k < K8S_MAPS; k++)
 				if ((rc = add_map(p->maps[k].key, p->maps[k].name)))
 					return rc;
@@ -425,17 +419,17 @@ int main(int argc, char **argv)
 			level_arg = a[7] ? a + 8 :
 				    i + 1 < argc ? argv[++i] : NULL;
 			if (!level_arg || !*level_arg)
-				return usage_error("--level needs a depth (0, 1, ...) or own");
+				return usage("--level needs a depth (0, 1, ...) or own");
 			if (parse_level(level_arg, &level)) {
 				say("--level takes a depth (0, 1, ...) or own, not '%s'",
 				    level_arg);
-				return 2;
+				return EX_USAGE;
 			}
 		} else if (!strcmp(a, "--prefix") || !strcmp(a, "--annotation")) {
 			if (i + 1 == argc)
-				return usage_error(!strcmp(a, "--prefix") ?
-						   "--prefix needs a value" :
-						   "--annotation needs KEY=NAME");
+				return usage(!strcmp(a, "--prefix") ?
+					     "--prefix needs a value" :
+					     "--annotation needs KEY=NAME");
 			if (!strcmp(a, "--prefix")) {
 				prefix = argv[++i];
 				continue;
@@ -444,7 +438,7 @@ int main(int argc, char **argv)
 				char *eq = strchr(argv[++i], '=');
 
 				if (!eq || eq == argv[i] || !eq[1])
-					return usage_error("--annotation needs KEY=NAME");
+					return usage("--annotation needs KEY=NAME");
 				*eq = 0;
 				rc = add_map(argv[i], eq + 1);
 				if (rc)
@@ -452,14 +446,14 @@ int main(int argc, char **argv)
 			}
 		} else {
 			say("unknown argument '%s'", a);
-			return usage_error("the state comes on stdin, not as an argument");
+			return usage("the state comes on stdin, not as an argument");
 		}
 	}
 	/* The prefix must form names: checked once, whatever the order. */
 	probe = tag_name("id", &why);
 	if (!probe) {
 		say("--prefix %s does not form valid tag names: %s", prefix, why);
-		return 2;
+		return EX_USAGE;
 	}
 	free(probe);
 	for (k = 0; k < nmaps; k++) {
@@ -467,7 +461,7 @@ int main(int argc, char **argv)
 		if (!probe) {
 			say("%s:%s is not a valid tag name: %s", prefix,
 			    maps[k].name, why);
-			return 2;
+			return EX_USAGE;
 		}
 		free(probe);
 	}
