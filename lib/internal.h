@@ -35,7 +35,7 @@ const char *pt_root_trusted(void);
 /* A handle owning the directory @fd (closed on failure): 0 or -ENOMEM. */
 int pt_root_new(int fd, struct ptags_root **rootp);
 
-/* entry.c: the root's directory and the entries of its processes */
+/* files.c: the root's directory and the entries of its processes */
 
 /* Open @path (relative to @dirfd) as a directory: a descriptor or -ENODEV. */
 int pt_open_dir(int dirfd, const char *path);
@@ -88,7 +88,7 @@ int pt_mountinfo_ptags(char *line, dev_t *dev, char **dir, int *level);
  */
 int pt_level_mount_open(const char *mountinfo, int level);
 
-/* SPEC §4 (module/engine/valid.c, shared with the module): pt_utf8_seq() etc. */
+/* SPEC §4 (module/engine/valid.c, shared with the module): pt_utf8_seq(). */
 #include "valid.h"
 
 #endif /* PTAGS_LIB_INTERNAL_H */
