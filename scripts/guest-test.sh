@@ -303,11 +303,11 @@ for t in $TESTS; do
 	fi
 done
 
-# s12_oci runs Debian's crun and runc: each with the shared libraries it
+# hook_oci runs Debian's crun and runc: each with the shared libraries it
 # loads, at the same paths.  This machine's, or the guest architecture's
 # packages unpacked (scripts/arch.sh).
 userland=$(arch_userland "$arch") || fatal "Debian's busybox-static, crun and runc for $arch"
-if [ $bench = 0 ] && wanted s12_oci; then
+if [ $bench = 0 ] && wanted hook_oci; then
 	for rt in usr/bin/crun usr/sbin/runc; do
 		bin=$userland/$rt
 		[ -x "$bin" ] || fatal "$bin is installed (scripts/deps.sh)"

@@ -435,7 +435,7 @@ static void test_messages(void)
  * The peer check on the host.  The fake root holds forged tags for the
  * client: a peer check must never read them, whether the root comes from
  * PTAGS_ROOT or from ptags_set_root() (only a ptags file system serves
- * peer checks: -ENODEV).  The guest tests the real thing (s11_peer).
+ * peer checks: -ENODEV).  The guest tests the real thing (lib_peer).
  */
 static void test_peer(void)
 {

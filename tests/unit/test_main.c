@@ -4,16 +4,16 @@
 
 int main(void)
 {
-	test_s3_read();
-	test_s3_list();
-	test_s3_write();
-	test_s3_cost();
-	test_s4_valid();
-	test_s5_perms();
-	test_s6_tables();
-	test_s7_enomem();
-	test_s8_limits();
-	test_s9_exec();
+	test_s03_3_read();
+	test_s03_2_list();
+	test_s03_4_write();
+	test_s03_4_cost();
+	test_s04_valid();
+	test_s05_perms();
+	test_s06_tables();
+	test_s07_enomem();
+	test_s08_limits();
+	test_s09_exec();
 	test_model();
 	return tap_done();
 }

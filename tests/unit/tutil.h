@@ -57,16 +57,16 @@ bool check_buf(const char *name, const char *before, const char *write,
 bool no_leak(void);
 
 /* Test groups, one per SPEC section file. */
-void test_s3_read(void);
-void test_s3_list(void);
-void test_s3_cost(void);
-void test_s3_write(void);
-void test_s4_valid(void);
-void test_s5_perms(void);
-void test_s6_tables(void);
-void test_s8_limits(void);
-void test_s9_exec(void);
-void test_s7_enomem(void);
+void test_s03_3_read(void);
+void test_s03_2_list(void);
+void test_s03_4_cost(void);
+void test_s03_4_write(void);
+void test_s04_valid(void);
+void test_s05_perms(void);
+void test_s06_tables(void);
+void test_s08_limits(void);
+void test_s09_exec(void);
+void test_s07_enomem(void);
 void test_model(void);
 
 #endif /* PTAGS_TUTIL_H */

@@ -3,7 +3,7 @@
  * Containers run by real OCI runtimes (crun and runc from Debian, copied
  * into the guest with their libraries) with ptags-oci-hook as their
  * createRuntime hook.  The container's root file system is busybox-static
- * and this very program, which is also the workload ("s12_oci workload").
+ * and this very program, which is also the workload ("hook_oci workload").
  *
  * What must hold: every process of the container (its init with a thread,
  * a child that exec'ed busybox, a child and a grandchild) carries
@@ -27,7 +27,7 @@
 #include "ptags.h"
 
 #define TOP	"/tmp/oci"
-#define SELF	"/tests/s12_oci"
+#define SELF	"/tests/hook_oci"
 #define HOOK	"/bin/ptags-oci-hook"
 
 /* ------------------------------------------------------------ workload */

@@ -8,7 +8,7 @@
  * this parent, which does not change who opened the file) and write through
  * them on command; every assertion is made here with ok().
  *
- * Invoked as "s05_opener --deputy" the program is the privileged helper of
+ * Invoked as "s05_5_opener --deputy" the program is the privileged helper of
  * the confused-deputy scenario: it writes "+X\n" to its standard output and
  * exits with the errno (0 on success).
  */
@@ -100,7 +100,7 @@ static int run_deputy(int fd)
 	if (pid == 0) {
 		if (dup2(fd, 1) != 1)
 			_exit(210);
-		execl("/proc/self/exe", "s05_opener", "--deputy", (char *)NULL);
+		execl("/proc/self/exe", "s05_5_opener", "--deputy", (char *)NULL);
 		_exit(211);
 	}
 	return wait_exit(pid);

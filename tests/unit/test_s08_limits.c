@@ -8,7 +8,7 @@
 
 static const struct wspec P = { .priv = true };
 
-void test_s8_limits(void)
+void test_s08_limits(void)
 {
 	const struct pt_limits t2 = { .max_tags = 2, .max_bytes = 1000 };
 	const struct pt_limits t1 = { .max_tags = 1, .max_bytes = 1000 };

@@ -274,7 +274,7 @@ static void run_patterns(void)
 	      "S:a\nT:b\nS\n", "-\n", &o, NULL, 0, 0, "T:b\n");
 }
 
-void test_s5_perms(void)
+void test_s05_perms(void)
 {
 	tap_section("SPEC §5.1-5.2 permission tags");
 	run_grants();

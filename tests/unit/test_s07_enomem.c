@@ -50,7 +50,7 @@ static void inject(const char *what, const char *before, const char *write,
 	   points, what);
 }
 
-void test_s7_enomem(void)
+void test_s07_enomem(void)
 {
 	tap_section("SPEC §7 ENOMEM");
 	inject("a write building a set", "a\n", "+b\n", 2);

@@ -169,7 +169,7 @@ int main(void)
 	   n > 0 ? tap_esc(records[n - 1]) : "none");
 	snprintf(want, sizeof(want), " pid=%d auid=", me);
 	r = n > 0 ? records[n - 1] : "";
-	ok(strstr(r, want) && strstr(r, " ses=") && strstr(r, " comm=\"s09_audit\""),
+	ok(strstr(r, want) && strstr(r, " ses=") && strstr(r, " comm=\"obs_audit\""),
 	   "the record names the writer (pid, auid, ses, comm)");
 
 	/* Not recorded: no change, one's own tags, other refusals. */

@@ -217,7 +217,7 @@ static void run_set_table(void)
 	}
 }
 
-void test_s6_tables(void)
+void test_s06_tables(void)
 {
 	tap_section("SPEC §6 adding table");
 	run_table("add", add_rows, sizeof(add_rows) / sizeof(add_rows[0]), 0);

@@ -54,7 +54,7 @@ static void sorted(size_t n, uint32_t range, uint64_t seed)
 	free(want);
 }
 
-void test_s3_list(void)
+void test_s03_2_list(void)
 {
 	static const size_t sizes[] = { 0, 1, 2, 31, 32, 33, 257, 1000,
 					100000 };

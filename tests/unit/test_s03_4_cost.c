@@ -123,7 +123,7 @@ static void yields_and_stops(const char *what, const char *line,
 	pt_set_put(r);
 }
 
-void test_s3_cost(void)
+void test_s03_4_cost(void)
 {
 	tap_section("SPEC §3.4 long writes");
 

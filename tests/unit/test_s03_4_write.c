@@ -19,7 +19,7 @@ static const char *const malformed[] = {
 	"!a=\xc0\xaf",
 };
 
-void test_s3_write(void)
+void test_s03_4_write(void)
 {
 	struct wspec rs = { .rights = "ptags:add\nptags:sub\nptags:set\n" };
 	size_t i;

@@ -240,7 +240,7 @@ static void length_cases(void)
 	free(p4001);
 }
 
-void test_s4_valid(void)
+void test_s04_valid(void)
 {
 	size_t i;
 
@@ -259,7 +259,7 @@ void test_s4_valid(void)
 		free(t);
 		t = fmt("SPEC §4.1: +%s -> %s", c->s,
 			c->valid ? "added" : "EINVAL");
-		/* "+@..." is the keep form: "+@@a" is in test_s3_write.c */
+		/* "+@..." is the keep form: "+@@a" is in test_s03_4_write.c */
 		if (c->s[0] != '@')
 			check(t, "", w, &P, NULL, c->valid ? 0 : EINVAL, 1,
 			      c->valid ? after : NULL);

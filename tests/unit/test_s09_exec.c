@@ -43,7 +43,7 @@ static void exec_is(const char *name, const char *in, const char *want,
 	ok(good && no_leak(), "%s", name);
 }
 
-void test_s9_exec(void)
+void test_s09_exec(void)
 {
 	struct pt_set *s;
 	bool good;

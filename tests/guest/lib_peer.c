@@ -16,10 +16,10 @@
 
 #include "ptags.h"
 
-#define SOCK	"/tmp/s11_peer.sock"
-#define FAKE	"/tmp/s11_fake_root"
-#define NSROOT	"/tmp/s11_ns_ptags"
-#define PERMD_DIR	"/tmp/s11_permd"	/* owned by the daemon's user */
+#define SOCK	"/tmp/lib_peer.sock"
+#define FAKE	"/tmp/lib_peer_fake_root"
+#define NSROOT	"/tmp/lib_peer_ns_ptags"
+#define PERMD_DIR	"/tmp/lib_peer_permd"	/* owned by the daemon's user */
 #define PERMD_SOCK	PERMD_DIR "/sock"
 
 enum mode { PLAIN, FORGED_ENV, EMPTY_ROOT, CHILD_PIDNS };

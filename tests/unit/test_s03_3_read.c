@@ -50,7 +50,7 @@ static void windows(const char *name, const char *in)
 	ok(!bad && no_leak(), "%s", name);
 }
 
-void test_s3_read(void)
+void test_s03_3_read(void)
 {
 	struct pt_set *s;
 	char c = 'x';

@@ -12,7 +12,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 
-#define MNT	"/tmp/s03_hidepid"
+#define MNT	"/tmp/s03_1_hidepid"
 #define EXEMPT	2000
 
 static pid_t mine, theirs;

@@ -120,7 +120,7 @@ static void *exec_thread(void *p)
 	if (read(exec_arg_go, &c, 1) != 1)
 		return NULL;
 	snprintf(fdarg, sizeof(fdarg), "%d", exec_arg_go);
-	execl("/proc/self/exe", "s03_stale_names", "--idle", fdarg,
+	execl("/proc/self/exe", "s03_2_stale_names", "--idle", fdarg,
 	      (char *)NULL);
 	return NULL;
 }
