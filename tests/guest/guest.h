@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tiny TAP harness and helpers shared by the in-guest tests.  Each test
+ * Helpers shared by the in-guest tests, on top of ../tap.h.  Each test
  * program is static, runs as root in the QEMU guest with ptags loaded and
  * mounted on /proc/ptags, prints TAP on stdout and exits non-zero when a
  * test failed.  Header-only so every test is one .c file; agent.h adds
@@ -28,53 +28,11 @@
 #include <sys/wait.h>
 #include <linux/capability.h>
 
+#define TAP_IMPLEMENTATION
+#include "../tap.h"
+
 #define PT_ROOT "/proc/ptags"
 #define TRACEFS "/sys/kernel/tracing"
-
-static int tap_count;
-static int tap_failures;
-
-/* ok(cond, "name %d", ...): one TAP result; returns cond. */
-static inline bool __attribute__((format(printf, 2, 3)))
-ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++tap_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-	if (!cond)
-		tap_failures++;
-	return cond;
-}
-
-static inline void __attribute__((format(printf, 1, 2)))
-diag(const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("# ");
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	printf("\n");
-	fflush(stdout);
-}
-
-/* Print the plan and return the exit status for main(). */
-static inline int tap_done(void)
-{
-	printf("1..%d\n", tap_count);
-	fflush(stdout);
-	return tap_failures ? 1 : 0;
-}
-
-/* Abort the whole program: a setup step failed. */
-#define die(...) do { printf("Bail out! "); printf(__VA_ARGS__); \
-	printf(" (errno %d: %s)\n", errno, strerror(errno)); fflush(stdout); exit(2); } while (0)
 
 /* Where pt_path() finds entries: /proc/ptags unless a test says otherwise. */
 static const char *pt_root = PT_ROOT;

@@ -12,7 +12,6 @@
 #include <fcntl.h>
 #include <grp.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,30 +25,10 @@
 
 #include "ptags.h"
 #include "../../lib/internal.h"	/* pt_mountinfo_ptags() and the like */
+#define TAP_IMPLEMENTATION
+#include "../tap.h"
 
-static int tap_count, tap_failures;
 static char root[64];
-
-static bool __attribute__((format(printf, 2, 3))) ok(bool cond, const char *fmt, ...)
-{
-	va_list ap;
-
-	printf("%sok %d - ", cond ? "" : "not ", ++tap_count);
-	va_start(ap, fmt);
-	vprintf(fmt, ap);
-	va_end(ap);
-	putchar('\n');
-	fflush(stdout);
-	if (!cond)
-		tap_failures++;
-	return cond;
-}
-
-static void bail(const char *what)
-{
-	printf("Bail out! %s: %s\n", what, strerror(errno));
-	exit(2);
-}
 
 static void put_file(const char *name, const char *text)
 {
@@ -59,7 +38,7 @@ static void put_file(const char *name, const char *text)
 	snprintf(path, sizeof(path), "%s/%s", root, name);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
-		bail(path);
+		bail("%s: %s", path, strerror(errno));
 	close(fd);
 }
 
@@ -85,7 +64,7 @@ static char *repeat(char c, size_t n)
 	char *s = malloc(n + 1);
 
 	if (!s)
-		bail("malloc");
+		bail("malloc: %s", strerror(errno));
 	memset(s, c, n);
 	s[n] = 0;
 	return s;
@@ -239,7 +218,7 @@ static void test_root_read(void)
 	ok(ptags_has(124, "S:*") == -ESRCH, "has: missing process -ESRCH");
 	snprintf(path, sizeof(path), "%s/self", root);
 	if (symlink("123", path))
-		bail("symlink");
+		bail("symlink: %s", strerror(errno));
 	r = ptags_read(0, &set);
 	ok(r == 0 && ptags_set_count(set) == 2, "pid 0 reads ROOT/self");
 	ptags_set_free(set);
@@ -275,7 +254,7 @@ static void test_list(void)
 	put_file("12x", "S:x\n");
 	snprintf(path, sizeof(path), "%s/77", root);
 	if (symlink("gone", path))	/* a process that exits while listing */
-		bail("symlink");
+		bail("symlink: %s", strerror(errno));
 	r = ptags_list(NULL, &procs, &n);
 	ok(r == 0 && n == 4 && procs[0].pid == 5 && procs[1].pid == 40 &&
 	   procs[2].pid == 123 && procs[3].pid == 300,
@@ -386,7 +365,7 @@ static void test_json(void)
 	   "JSON: invalid UTF-8 bytes become U+FFFD (%s)", j);
 	free(j);
 	if (ptags_parse(text, strlen(text), &set))
-		bail("parse");
+		bail("parse: %s", strerror(errno));
 	j = ptags_set_json(set, NULL);
 	ok(j && !strcmp(j, "[{\"name\":\"a\\\"b\\\\c\",\"value\":null,\"keep\":false},"
 			"{\"name\":\"q\",\"value\":\"caf\xc3\xa9 \xe2\x82\xac\",\"keep\":true}]"),
@@ -449,7 +428,7 @@ static void test_peer(void)
 	srv = socket(AF_UNIX, SOCK_STREAM, 0);
 	if (srv < 0 || bind(srv, (struct sockaddr *)&addr, sizeof(addr)) || listen(srv, 4) ||
 	    pipe(pfd))
-		bail("socket");
+		bail("socket: %s", strerror(errno));
 	fflush(stdout);
 	child = fork();
 	if (!child) {
@@ -468,13 +447,13 @@ static void test_peer(void)
 	ok(r < 0 && r != -ESRCH && !set && ptags_has(child, "S:camera") == 1,
 	   "peer_read ignores PTAGS_ROOT: forged tags there are not read (%d)", r);
 	if (ptags_set_root(root))
-		bail("set_root");
+		bail("set_root: %s", strerror(errno));
 	r = ptags_peer_has(c, "S:camera", 0);
 	ok(r == -ENODEV, "peer_has: a root that is not a ptags file system -> -ENODEV (%d)", r);
 	ptags_set_root(NULL);
 	ok(ptags_peer_has(c, "bad*", 0) == -EINVAL, "peer_has: invalid query");
 	if (write(pfd[1], "x", 1) != 1)
-		bail("write");
+		bail("write: %s", strerror(errno));
 	waitpid(child, &status, 0);
 	r = ptags_peer_has(c, "S:camera", 0);
 	ok(r == -ESRCH, "peer_has: a peer that exited gives -ESRCH, not yes (%d)", r);
@@ -593,7 +572,7 @@ static void test_level_scan(void)
 	snprintf(me, sizeof(me), "lv/%d", (int)getpid());
 	snprintf(path, sizeof(path), "%s/self", dir);
 	if (mkdir(dir, 0755) || stat(dir, &st) || symlink(me + 3, path))
-		bail(dir);
+		bail("%s: %s", dir, strerror(errno));
 	put_file(me, "");
 	snprintf(text, sizeof(text),
 		 "21 26 0:20 / /proc rw - proc proc rw\n"
@@ -621,7 +600,7 @@ static bool ptags_registered(void)
 	FILE *f = fopen("/proc/filesystems", "r");
 
 	if (!f)
-		bail("/proc/filesystems");
+		bail("/proc/filesystems: %s", strerror(errno));
 	while (!found && fgets(line, sizeof(line), f))
 		found = !strcmp(line, "nodev\tptags\n");
 	fclose(f);
@@ -658,10 +637,10 @@ static bool open_level_in_child(int how, int res[3])
 	pid_t pid;
 
 	if (pipe(pfd))
-		bail("pipe");
+		bail("pipe: %s", strerror(errno));
 	pid = fork();
 	if (pid < 0)
-		bail("fork");
+		bail("fork: %s", strerror(errno));
 	if (!pid) {
 		static const int levels[3] = { 0, 3, PTAGS_LEVEL_OWN };
 		struct ptags_root *h;
@@ -687,7 +666,7 @@ static bool open_level_in_child(int how, int res[3])
 	}
 	close(pfd[1]);
 	if (waitpid(pid, &st, 0) != pid)
-		bail("waitpid");
+		bail("waitpid: %s", strerror(errno));
 	if (!WIFEXITED(st) || WEXITSTATUS(st) ||
 	    read(pfd[0], res, 3 * sizeof(*res)) != 3 * sizeof(*res)) {
 		close(pfd[0]);
@@ -718,8 +697,7 @@ static void test_open_level(void)
 	r = ptags_root_open_level(PTAGS_LEVEL_OWN, 0x80000000u, &h);
 	ok(r == -EINVAL, "open_level(own, flags 1<<31): -EINVAL (%d)", r);
 	if (ptags_registered()) {
-		printf("ok %d - open_level without the module # SKIP ptags is loaded here\n",
-		       ++tap_count);
+		ok(true, "open_level without the module # SKIP ptags is loaded here");
 		return;
 	}
 	if (open_level_in_child(MAY_MOUNT, res))
@@ -727,15 +705,13 @@ static void test_open_level(void)
 		   "open_level(0, 3, own) by a caller that may mount, no module: -ENODEV (%d %d %d)",
 		   res[0], res[1], res[2]);
 	else
-		printf("ok %d - open_level by a caller that may mount # SKIP no user namespace\n",
-		       ++tap_count);
+		ok(true, "open_level by a caller that may mount # SKIP no user namespace");
 	if (open_level_in_child(MAY_NOT_MOUNT, res))
 		ok(res[0] == -EPERM && res[1] == -EPERM && res[2] == -EPERM,
 		   "open_level(0, 3, own) by a caller that may not mount, no ptags mount: -EPERM (%d %d %d)",
 		   res[0], res[1], res[2]);
 	else
-		printf("ok %d - open_level by a caller that may not mount # SKIP cannot drop capabilities\n",
-		       ++tap_count);
+		ok(true, "open_level by a caller that may not mount # SKIP cannot drop capabilities");
 }
 
 /* ptags_line_valid(): the lines of SPEC §3.4's table, and what is not one. */
@@ -781,7 +757,7 @@ int main(void)
 
 	snprintf(root, sizeof(root), "/tmp/ptags-libtest.XXXXXX");
 	if (!mkdtemp(root))
-		bail("mkdtemp");
+		bail("mkdtemp: %s", strerror(errno));
 	setenv("PTAGS_ROOT", root, 1);
 	test_names();
 	test_values_patterns();
@@ -801,6 +777,5 @@ int main(void)
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", root);
 	if (system(cmd))
 		printf("# could not remove %s\n", root);
-	printf("1..%d\n", tap_count);
-	return tap_failures ? 1 : 0;
+	return tap_done();
 }

@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The ptags engine unit tests: one TAP stream, grouped by SPEC section. */
+/* One TAP stream (../tap.h); details under the result they explain. */
+#define TAP_IMPLEMENTATION
+#define TAP_DIAG_PREFIX "#   "
 #include "tutil.h"
 
 int main(void)

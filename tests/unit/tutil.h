@@ -9,7 +9,7 @@
 
 #include "engine.h"
 #include "shim_user.h"
-#include "tap.h"
+#include "../tap.h"
 
 /* Limits large enough never to matter. */
 extern const struct pt_limits LIM_BIG;
