@@ -787,6 +787,23 @@ expect(int got, int want, const char *fmt, ...)
 	return ok(got == want, "%s", name);
 }
 
+/* A row of a table of writes: the lines, the errno they must get, the test. */
+struct wcase {
+	const char *line;
+	int err;
+	const char *what;
+};
+
+/* expect() for each row of @c: @a writes its line to @target (0: itself). */
+static inline void expect_writes(struct agent *a, pid_t target,
+				 const struct wcase *c, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		expect(aw(a, target, c[i].line), c[i].err, "%s", c[i].what);
+}
+
 /* Root (this process, CAP_MAC_ADMIN) writes; failures show up as a test. */
 static inline void root_write(pid_t pid, const char *s)
 {

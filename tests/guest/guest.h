@@ -31,6 +31,7 @@
 #define TAP_IMPLEMENTATION
 #include "../tap.h"
 
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define PT_ROOT "/proc/ptags"
 #define TRACEFS "/sys/kernel/tracing"
 

@@ -16,34 +16,31 @@
 
 /* ------------------------------------------------------------ §5.1-5.2 */
 
+static const struct wcase default_a[] = {
+	{ "+X\n", EPERM, "SPEC §2/§5.2: no rights: +X on itself -> EPERM" },
+	{ "+@X\n", EPERM, "SPEC §5.2: no rights: +@X on itself -> EPERM" },
+	{ "+ptags:add\n", EPERM, "SPEC §5.2: no rights: cannot grant itself ptags:add -> EPERM" },
+};
+
+static const struct wcase default_a2[] = {
+	{ "-X\n", EPERM, "SPEC §5.2: no rights: -X on itself -> EPERM" },
+	{ "-@K\n", EPERM, "SPEC §5.2: no rights: -@K (clear keep) on itself -> EPERM" },
+	{ "!V=2\n", EPERM, "SPEC §5.2: no rights: !V=2 on itself -> EPERM" },
+	{ "!V\n", EPERM, "SPEC §5.2: no rights: !V (remove value) on itself -> EPERM" },
+	{ "!X=1\n", EPERM, "SPEC §5.2: no rights: !X=1 on itself -> EPERM" },
+	{ "+@X\n", EPERM, "SPEC §5.2/§6: no rights: +@X on present X -> EPERM" },
+	{ "+X\n", 0, "SPEC §6: no rights: +X when X present changes nothing -> success" },
+	{ "?X\n?@K\n", 0, "SPEC §5.6: no rights: ? lines need no right" },
+};
+
 static void test_default(void)
 {
 	struct agent *a = unpriv(""), *b = unpriv("");
 	char r[2048];
 
-	expect(aw(a, 0, "+X\n"), EPERM,
-	       "SPEC §2/§5.2: no rights: +X on itself -> EPERM");
-	expect(aw(a, 0, "+@X\n"), EPERM,
-	       "SPEC §5.2: no rights: +@X on itself -> EPERM");
-	expect(aw(a, 0, "+ptags:add\n"), EPERM,
-	       "SPEC §5.2: no rights: cannot grant itself ptags:add -> EPERM");
+	expect_writes(a, 0, default_a, ARRAY_SIZE(default_a));
 	root_write(a->pid, "+X\n+@K\n+V\n!V=1\n");
-	expect(aw(a, 0, "-X\n"), EPERM,
-	       "SPEC §5.2: no rights: -X on itself -> EPERM");
-	expect(aw(a, 0, "-@K\n"), EPERM,
-	       "SPEC §5.2: no rights: -@K (clear keep) on itself -> EPERM");
-	expect(aw(a, 0, "!V=2\n"), EPERM,
-	       "SPEC §5.2: no rights: !V=2 on itself -> EPERM");
-	expect(aw(a, 0, "!V\n"), EPERM,
-	       "SPEC §5.2: no rights: !V (remove value) on itself -> EPERM");
-	expect(aw(a, 0, "!X=1\n"), EPERM,
-	       "SPEC §5.2: no rights: !X=1 on itself -> EPERM");
-	expect(aw(a, 0, "+@X\n"), EPERM,
-	       "SPEC §5.2/§6: no rights: +@X on present X -> EPERM");
-	expect(aw(a, 0, "+X\n"), 0,
-	       "SPEC §6: no rights: +X when X present changes nothing -> success");
-	expect(aw(a, 0, "?X\n?@K\n"), 0,
-	       "SPEC §5.6: no rights: ? lines need no right");
+	expect_writes(a, 0, default_a2, ARRAY_SIZE(default_a2));
 	expect(aw(b, a->pid, "+Y\n"), EPERM,
 	       "SPEC §5.3: no rights: +Y on a sibling -> EPERM");
 	expect(aw(b, a->pid, "-X\n"), EPERM,
@@ -56,33 +53,30 @@ static void test_default(void)
 	agents_end();
 }
 
+static const struct wcase global_add_a[] = {
+	{ "+X\n", 0, "SPEC §5.1: ptags:add: +X on itself" },
+	{ "+S:camera\n", 0, "SPEC §5.1: ptags:add: +S:camera on itself" },
+	{ "+@Y\n", 0, "SPEC §5.1: ptags:add covers adding with keep (+@Y)" },
+	{ "+@X\n", 0, "SPEC §5.1: ptags:add covers setting keep on existing X" },
+	{ "-X\n", EPERM, "SPEC §5.1: ptags:add does not cover -X -> EPERM" },
+	{ "-@X\n", EPERM, "SPEC §5.1: ptags:add does not cover clearing keep -> EPERM" },
+	{ "!X=1\n", EPERM, "SPEC §5.1: ptags:add does not cover !X=1 -> EPERM" },
+	{ "+ptags:sub\n", EPERM,
+	  "SPEC §5.1: ptags:add does not cover special +ptags:sub -> EPERM" },
+	{ "+ptags:S:add\n", EPERM,
+	  "SPEC §5.1: ptags:add does not cover special +ptags:S:add -> EPERM" },
+	{ "+ptags:others\n", EPERM,
+	  "SPEC §5.1: ptags:add does not cover special +ptags:others -> EPERM" },
+	{ "+@ptags:add\n", EPERM,
+	  "SPEC §5.1: ptags:add does not cover keep on ptags:add -> EPERM" },
+	{ "+@S:*\n", 0, "SPEC §5.1: ptags:add: +@S:* sets keep on S:camera" },
+};
+
 static void test_global_add(void)
 {
 	struct agent *a = unpriv("+ptags:add\n"), *b = unpriv("");
 
-	expect(aw(a, 0, "+X\n"), 0, "SPEC §5.1: ptags:add: +X on itself");
-	expect(aw(a, 0, "+S:camera\n"), 0,
-	       "SPEC §5.1: ptags:add: +S:camera on itself");
-	expect(aw(a, 0, "+@Y\n"), 0,
-	       "SPEC §5.1: ptags:add covers adding with keep (+@Y)");
-	expect(aw(a, 0, "+@X\n"), 0,
-	       "SPEC §5.1: ptags:add covers setting keep on existing X");
-	expect(aw(a, 0, "-X\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover -X -> EPERM");
-	expect(aw(a, 0, "-@X\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover clearing keep -> EPERM");
-	expect(aw(a, 0, "!X=1\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover !X=1 -> EPERM");
-	expect(aw(a, 0, "+ptags:sub\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover special +ptags:sub -> EPERM");
-	expect(aw(a, 0, "+ptags:S:add\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover special +ptags:S:add -> EPERM");
-	expect(aw(a, 0, "+ptags:others\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover special +ptags:others -> EPERM");
-	expect(aw(a, 0, "+@ptags:add\n"), EPERM,
-	       "SPEC §5.1: ptags:add does not cover keep on ptags:add -> EPERM");
-	expect(aw(a, 0, "+@S:*\n"), 0,
-	       "SPEC §5.1: ptags:add: +@S:* sets keep on S:camera");
+	expect_writes(a, 0, global_add_a, ARRAY_SIZE(global_add_a));
 	ok(pt_is(a->pid, "@S:camera\n@X\n@Y\nptags:add\n"),
 	   "SPEC §5.1: ptags:add: resulting tags");
 	expect(aw(a, b->pid, "+X\n"), EPERM,
@@ -91,30 +85,42 @@ static void test_global_add(void)
 	agents_end();
 }
 
+static const struct wcase global_sub_a[] = {
+	{ "+N\n", EPERM, "SPEC §5.1: ptags:sub: +N -> EPERM" },
+	{ "-X\n", 0, "SPEC §5.1: ptags:sub: -X" },
+	{ "-@Y\n", 0, "SPEC §5.1: ptags:sub covers clearing keep (-@Y)" },
+};
+
+static const struct wcase global_sub_a2[] = {
+	{ "-Y\n", 0, "SPEC §5.1: ptags:sub: -Y" },
+	{ "-W\n", 0, "SPEC §5.1/§6: ptags:sub: -W removes a kept tag" },
+	{ "!Z=w\n", EPERM, "SPEC §5.1: ptags:sub does not cover !Z=w -> EPERM" },
+	{ "!Z\n", EPERM, "SPEC §5.1: ptags:sub does not cover removing a value -> EPERM" },
+	{ "-ptags:sub\n", EPERM,
+	  "SPEC §5.1: ptags:sub does not cover removing special ptags:sub -> EPERM" },
+};
+
 static void test_global_sub(void)
 {
 	struct agent *a = unpriv("+ptags:sub\n");
 
 	root_write(a->pid, "+X\n+@Y\n+Z\n!Z=v\n+@W\n");
-	expect(aw(a, 0, "+N\n"), EPERM, "SPEC §5.1: ptags:sub: +N -> EPERM");
-	expect(aw(a, 0, "-X\n"), 0, "SPEC §5.1: ptags:sub: -X");
-	expect(aw(a, 0, "-@Y\n"), 0,
-	       "SPEC §5.1: ptags:sub covers clearing keep (-@Y)");
+	expect_writes(a, 0, global_sub_a, ARRAY_SIZE(global_sub_a));
 	ok(pt_is(a->pid, "@W\nY\nZ=v\nptags:sub\n"),
 	   "SPEC §5.1: -@Y cleared the keep flag only");
-	expect(aw(a, 0, "-Y\n"), 0, "SPEC §5.1: ptags:sub: -Y");
-	expect(aw(a, 0, "-W\n"), 0,
-	       "SPEC §5.1/§6: ptags:sub: -W removes a kept tag");
-	expect(aw(a, 0, "!Z=w\n"), EPERM,
-	       "SPEC §5.1: ptags:sub does not cover !Z=w -> EPERM");
-	expect(aw(a, 0, "!Z\n"), EPERM,
-	       "SPEC §5.1: ptags:sub does not cover removing a value -> EPERM");
-	expect(aw(a, 0, "-ptags:sub\n"), EPERM,
-	       "SPEC §5.1: ptags:sub does not cover removing special ptags:sub -> EPERM");
+	expect_writes(a, 0, global_sub_a2, ARRAY_SIZE(global_sub_a2));
 	ok(pt_is(a->pid, "Z=v\nptags:sub\n"),
 	   "SPEC §5.1: ptags:sub: resulting tags");
 	agent_end(a);
 }
+
+static const struct wcase global_set_a[] = {
+	{ "!missing=1\n", ENOENT, "SPEC §6: ptags:set: !missing=1 -> ENOENT" },
+	{ "+N\n", EPERM, "SPEC §5.1: ptags:set: +N -> EPERM" },
+	{ "-X\n", EPERM, "SPEC §5.1: ptags:set: -X -> EPERM" },
+	{ "+@X\n", EPERM, "SPEC §5.1: ptags:set does not cover keep (+@X) -> EPERM" },
+	{ "!ptags:set=1\n", EPERM, "SPEC §5.1: ptags:set does not cover special tags -> EPERM" },
+};
 
 static void test_global_set(void)
 {
@@ -131,16 +137,42 @@ static void test_global_set(void)
 	       "SPEC §5.1: ptags:set covers removing a value (!X)");
 	ok(pt_is(a->pid, "X\nY\nptags:set\n"),
 	   "SPEC §5.1: ptags:set: values removed");
-	expect(aw(a, 0, "!missing=1\n"), ENOENT,
-	       "SPEC §6: ptags:set: !missing=1 -> ENOENT");
-	expect(aw(a, 0, "+N\n"), EPERM, "SPEC §5.1: ptags:set: +N -> EPERM");
-	expect(aw(a, 0, "-X\n"), EPERM, "SPEC §5.1: ptags:set: -X -> EPERM");
-	expect(aw(a, 0, "+@X\n"), EPERM,
-	       "SPEC §5.1: ptags:set does not cover keep (+@X) -> EPERM");
-	expect(aw(a, 0, "!ptags:set=1\n"), EPERM,
-	       "SPEC §5.1: ptags:set does not cover special tags -> EPERM");
+	expect_writes(a, 0, global_set_a, ARRAY_SIZE(global_set_a));
 	agent_end(a);
 }
+
+static const struct wcase prefix_a[] = {
+	{ "+S\n", 0, "SPEC §5.1: ptags:S:add: +S" },
+	{ "+S:camera\n", 0, "SPEC §5.1: ptags:S:add: +S:camera" },
+	{ "+S:a:b\n", 0, "SPEC §5.1: ptags:S:add: +S:a:b" },
+	{ "+SX\n", EPERM, "SPEC §5.1: ptags:S:add: +SX -> EPERM" },
+	{ "+S2\n", EPERM, "SPEC §5.1: ptags:S:add: +S2 -> EPERM" },
+	{ "+T:x\n", EPERM, "SPEC §5.1: ptags:S:add: +T:x -> EPERM" },
+	{ "+X\n", EPERM, "SPEC §5.1: ptags:S:add: +X -> EPERM" },
+	{ "+ptags:S:sub\n", EPERM, "SPEC §5.1: ptags:S:add: +ptags:S:sub -> EPERM" },
+	{ "+@S:camera\n", 0, "SPEC §5.1: ptags:S:add: +@S:camera sets keep" },
+	{ "-S:camera\n", EPERM, "SPEC §5.1: ptags:S:add: -S:camera -> EPERM" },
+	{ "+S:new\n+SX\n", EPERM, "SPEC §3.4/§5.1: +S:new then +SX in one write -> EPERM" },
+};
+
+static const struct wcase prefix_b[] = {
+	{ "+a:b\n", 0, "SPEC §5.1: ptags:a:b:add: +a:b" },
+	{ "+a:b:c\n", 0, "SPEC §5.1: ptags:a:b:add: +a:b:c" },
+	{ "+a:b:c:d\n", 0, "SPEC §5.1: ptags:a:b:add: +a:b:c:d" },
+	{ "+a:bc\n", EPERM, "SPEC §5.1: ptags:a:b:add: +a:bc -> EPERM" },
+	{ "+a\n", EPERM, "SPEC §5.1: ptags:a:b:add: +a -> EPERM" },
+	{ "+a:c\n", EPERM, "SPEC §5.1: ptags:a:b:add: +a:c -> EPERM" },
+	{ "+b\n", EPERM, "SPEC §5.1: ptags:a:b:add: +b -> EPERM" },
+};
+
+static const struct wcase prefix_c[] = {
+	{ "-S:a\n", 0, "SPEC §5.1: ptags:S:sub: -S:a" },
+	{ "-T:a\n", EPERM, "SPEC §5.1: ptags:S:sub: -T:a -> EPERM" },
+	{ "-SX\n", EPERM, "SPEC §5.1: ptags:S:sub: -SX -> EPERM" },
+	{ "-@S:k\n", 0, "SPEC §5.1: ptags:S:sub: -@S:k clears keep" },
+	{ "-S\n", 0, "SPEC §5.1: ptags:S:sub: -S" },
+	{ "+S:z\n", EPERM, "SPEC §5.1: ptags:S:sub: +S:z -> EPERM" },
+};
 
 static void test_prefix(void)
 {
@@ -149,44 +181,14 @@ static void test_prefix(void)
 	struct agent *c = unpriv("+ptags:S:sub\n");
 	struct agent *d = unpriv("+ptags:S:set\n");
 
-	expect(aw(a, 0, "+S\n"), 0, "SPEC §5.1: ptags:S:add: +S");
-	expect(aw(a, 0, "+S:camera\n"), 0, "SPEC §5.1: ptags:S:add: +S:camera");
-	expect(aw(a, 0, "+S:a:b\n"), 0, "SPEC §5.1: ptags:S:add: +S:a:b");
-	expect(aw(a, 0, "+SX\n"), EPERM, "SPEC §5.1: ptags:S:add: +SX -> EPERM");
-	expect(aw(a, 0, "+S2\n"), EPERM, "SPEC §5.1: ptags:S:add: +S2 -> EPERM");
-	expect(aw(a, 0, "+T:x\n"), EPERM,
-	       "SPEC §5.1: ptags:S:add: +T:x -> EPERM");
-	expect(aw(a, 0, "+X\n"), EPERM, "SPEC §5.1: ptags:S:add: +X -> EPERM");
-	expect(aw(a, 0, "+ptags:S:sub\n"), EPERM,
-	       "SPEC §5.1: ptags:S:add: +ptags:S:sub -> EPERM");
-	expect(aw(a, 0, "+@S:camera\n"), 0,
-	       "SPEC §5.1: ptags:S:add: +@S:camera sets keep");
-	expect(aw(a, 0, "-S:camera\n"), EPERM,
-	       "SPEC §5.1: ptags:S:add: -S:camera -> EPERM");
-	expect(aw(a, 0, "+S:new\n+SX\n"), EPERM,
-	       "SPEC §3.4/§5.1: +S:new then +SX in one write -> EPERM");
+	expect_writes(a, 0, prefix_a, ARRAY_SIZE(prefix_a));
 	ok(pt_is(a->pid, "S\nS:a:b\n@S:camera\nptags:S:add\n"),
 	   "SPEC §5.1: ptags:S:add: resulting tags (failed write changed nothing)");
 
-	expect(aw(b, 0, "+a:b\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b");
-	expect(aw(b, 0, "+a:b:c\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b:c");
-	expect(aw(b, 0, "+a:b:c:d\n"), 0, "SPEC §5.1: ptags:a:b:add: +a:b:c:d");
-	expect(aw(b, 0, "+a:bc\n"), EPERM,
-	       "SPEC §5.1: ptags:a:b:add: +a:bc -> EPERM");
-	expect(aw(b, 0, "+a\n"), EPERM, "SPEC §5.1: ptags:a:b:add: +a -> EPERM");
-	expect(aw(b, 0, "+a:c\n"), EPERM,
-	       "SPEC §5.1: ptags:a:b:add: +a:c -> EPERM");
-	expect(aw(b, 0, "+b\n"), EPERM, "SPEC §5.1: ptags:a:b:add: +b -> EPERM");
+	expect_writes(b, 0, prefix_b, ARRAY_SIZE(prefix_b));
 
 	root_write(c->pid, "+S\n+S:a\n+T:a\n+@S:k\n+SX\n");
-	expect(aw(c, 0, "-S:a\n"), 0, "SPEC §5.1: ptags:S:sub: -S:a");
-	expect(aw(c, 0, "-T:a\n"), EPERM, "SPEC §5.1: ptags:S:sub: -T:a -> EPERM");
-	expect(aw(c, 0, "-SX\n"), EPERM, "SPEC §5.1: ptags:S:sub: -SX -> EPERM");
-	expect(aw(c, 0, "-@S:k\n"), 0,
-	       "SPEC §5.1: ptags:S:sub: -@S:k clears keep");
-	expect(aw(c, 0, "-S\n"), 0, "SPEC §5.1: ptags:S:sub: -S");
-	expect(aw(c, 0, "+S:z\n"), EPERM,
-	       "SPEC §5.1: ptags:S:sub: +S:z -> EPERM");
+	expect_writes(c, 0, prefix_c, ARRAY_SIZE(prefix_c));
 	ok(pt_is(c->pid, "S:k\nSX\nT:a\nptags:S:sub\n"),
 	   "SPEC §5.1: ptags:S:sub: resulting tags");
 
@@ -202,22 +204,22 @@ static void test_prefix(void)
 	agents_end();
 }
 
+static const struct wcase special_a[] = {
+	{ "+X\n", EPERM, "SPEC §5.1: ptags:ptags:add does not cover +X -> EPERM" },
+	{ "+ptags:S:add\n", 0, "SPEC §5.1: ptags:ptags:add: +ptags:S:add on itself" },
+	{ "+S:x\n", 0, "SPEC §5.1: the self-granted ptags:S:add works in a later write" },
+	{ "+@ptags:S:add\n", 0, "SPEC §5.1: ptags:ptags:add: +@ptags:S:add sets keep" },
+	{ "-ptags:S:add\n", EPERM,
+	  "SPEC §5.1: ptags:ptags:add does not cover -ptags:S:add -> EPERM" },
+};
+
 static void test_special(void)
 {
 	struct agent *a = unpriv("+ptags:ptags:add\n");
 	struct agent *b = unpriv("+ptags:ptags:add\n");
 	struct agent *c = unpriv("+ptags:add\n+ptags:sub\n");
 
-	expect(aw(a, 0, "+X\n"), EPERM,
-	       "SPEC §5.1: ptags:ptags:add does not cover +X -> EPERM");
-	expect(aw(a, 0, "+ptags:S:add\n"), 0,
-	       "SPEC §5.1: ptags:ptags:add: +ptags:S:add on itself");
-	expect(aw(a, 0, "+S:x\n"), 0,
-	       "SPEC §5.1: the self-granted ptags:S:add works in a later write");
-	expect(aw(a, 0, "+@ptags:S:add\n"), 0,
-	       "SPEC §5.1: ptags:ptags:add: +@ptags:S:add sets keep");
-	expect(aw(a, 0, "-ptags:S:add\n"), EPERM,
-	       "SPEC §5.1: ptags:ptags:add does not cover -ptags:S:add -> EPERM");
+	expect_writes(a, 0, special_a, ARRAY_SIZE(special_a));
 	ok(pt_is(a->pid, "S:x\n@ptags:S:add\nptags:ptags:add\n"),
 	   "SPEC §5.1: ptags:ptags:add: resulting tags");
 
@@ -284,6 +286,29 @@ static void test_patterns(void)
 
 /* ----------------------------------------------------------------- §5.3 */
 
+static const struct wcase others_b2[] = {
+	{ "+S:x\n", 0, "SPEC §5.3: ptags:S:add + ptags:S:others: +S:x on a sibling" },
+	{ "+S\n", 0, "SPEC §5.3: ptags:S:add + ptags:S:others: +S on a sibling" },
+	{ "+T:x\n", EPERM, "SPEC §5.3: ptags:S:add + ptags:S:others: +T:x on a sibling -> EPERM" },
+	{ "+ptags:S:add\n", EPERM,
+	  "SPEC §5.3: ptags:S:add + ptags:S:others: +ptags:S:add on a sibling -> EPERM" },
+	{ "-S\n", EPERM, "SPEC §5.3: ptags:S:add + ptags:S:others: -S on a sibling -> EPERM" },
+};
+
+static const struct wcase others_b3[] = {
+	{ "+X\n", 0, "SPEC §5.3: ptags:others + ptags:add: +X on a sibling" },
+	{ "+S:y\n", 0, "SPEC §5.3: ptags:others + ptags:add: +S:y on a sibling" },
+	{ "+ptags:add\n", EPERM,
+	  "SPEC §5.3: ptags:others + ptags:add: +ptags:add (special) on a sibling -> EPERM" },
+	{ "-X\n", EPERM, "SPEC §5.3: ptags:others + ptags:add: -X on a sibling -> EPERM" },
+};
+
+static const struct wcase others_b4[] = {
+	{ "+S:z\n", 0, "SPEC §5.3: ptags:S:others + ptags:add: +S:z on a sibling" },
+	{ "+Y\n", EPERM, "SPEC §5.3: ptags:S:others + ptags:add: +Y on a sibling -> EPERM" },
+	{ "+SX\n", EPERM, "SPEC §5.3: ptags:S:others + ptags:add: +SX on a sibling -> EPERM" },
+};
+
 static void test_others(void)
 {
 	struct agent *v = unpriv(""), *v2 = unpriv(""), *v3 = unpriv("");
@@ -307,30 +332,9 @@ static void test_others(void)
 	       "SPEC §5.3: ptags:S:add alone: +S:x on a sibling -> EPERM");
 	expect(aw(b1, 0, "+S:x\n"), 0,
 	       "SPEC §5.2: ptags:S:add alone: +S:x on itself works");
-	expect(aw(b2, vp, "+S:x\n"), 0,
-	       "SPEC §5.3: ptags:S:add + ptags:S:others: +S:x on a sibling");
-	expect(aw(b2, vp, "+S\n"), 0,
-	       "SPEC §5.3: ptags:S:add + ptags:S:others: +S on a sibling");
-	expect(aw(b2, vp, "+T:x\n"), EPERM,
-	       "SPEC §5.3: ptags:S:add + ptags:S:others: +T:x on a sibling -> EPERM");
-	expect(aw(b2, vp, "+ptags:S:add\n"), EPERM,
-	       "SPEC §5.3: ptags:S:add + ptags:S:others: +ptags:S:add on a sibling -> EPERM");
-	expect(aw(b2, vp, "-S\n"), EPERM,
-	       "SPEC §5.3: ptags:S:add + ptags:S:others: -S on a sibling -> EPERM");
-	expect(aw(b3, vp, "+X\n"), 0,
-	       "SPEC §5.3: ptags:others + ptags:add: +X on a sibling");
-	expect(aw(b3, vp, "+S:y\n"), 0,
-	       "SPEC §5.3: ptags:others + ptags:add: +S:y on a sibling");
-	expect(aw(b3, vp, "+ptags:add\n"), EPERM,
-	       "SPEC §5.3: ptags:others + ptags:add: +ptags:add (special) on a sibling -> EPERM");
-	expect(aw(b3, vp, "-X\n"), EPERM,
-	       "SPEC §5.3: ptags:others + ptags:add: -X on a sibling -> EPERM");
-	expect(aw(b4, vp, "+S:z\n"), 0,
-	       "SPEC §5.3: ptags:S:others + ptags:add: +S:z on a sibling");
-	expect(aw(b4, vp, "+Y\n"), EPERM,
-	       "SPEC §5.3: ptags:S:others + ptags:add: +Y on a sibling -> EPERM");
-	expect(aw(b4, vp, "+SX\n"), EPERM,
-	       "SPEC §5.3: ptags:S:others + ptags:add: +SX on a sibling -> EPERM");
+	expect_writes(b2, vp, others_b2, ARRAY_SIZE(others_b2));
+	expect_writes(b3, vp, others_b3, ARRAY_SIZE(others_b3));
+	expect_writes(b4, vp, others_b4, ARRAY_SIZE(others_b4));
 	expect(aw(b5, vp, "+Y\n"), EPERM,
 	       "SPEC §5.3: ptags:others alone: +Y on a sibling -> EPERM");
 	expect(aw(b5, 0, "+Y\n"), EPERM,
@@ -422,6 +426,21 @@ static int root_self_writes(void *arg)
 	return 0;
 }
 
+static const struct wcase privilege_u[] = {
+	{ "+X\n", EPERM, "SPEC §5.4/§10: user-namespace root: +X on itself -> EPERM" },
+	{ "-MGR:CONTAINER_ID\n", EPERM,
+	  "SPEC §10: user-namespace root cannot remove its manager's tag -> EPERM" },
+	{ "-MGR:plain\n", EPERM,
+	  "SPEC §10: user-namespace root cannot remove its manager's non-kept tag -> EPERM" },
+	{ "-@MGR:CONTAINER_ID\n", EPERM,
+	  "SPEC §10: user-namespace root cannot clear the keep flag -> EPERM" },
+	{ "!MGR:CONTAINER_ID=evil\n", EPERM,
+	  "SPEC §10: user-namespace root cannot change the value -> EPERM" },
+	{ "+ptags:ptags:add\n", EPERM,
+	  "SPEC §5.4: user-namespace root cannot grant itself rights -> EPERM" },
+	{ "-MGR:*\n", 0, "SPEC §4.3/§10: user-namespace root: -MGR:* skips everything -> success" },
+};
+
 static void test_privilege(void)
 {
 	struct agent *v = unpriv(""), *r, *u;
@@ -463,20 +482,7 @@ static void test_privilege(void)
 	ok(rc == 0,
 	   "setup: unprivileged agent is uid 0 with CAP_MAC_ADMIN in a new user namespace (step code %d)",
 	   rc);
-	expect(aw(u, 0, "+X\n"), EPERM,
-	       "SPEC §5.4/§10: user-namespace root: +X on itself -> EPERM");
-	expect(aw(u, 0, "-MGR:CONTAINER_ID\n"), EPERM,
-	       "SPEC §10: user-namespace root cannot remove its manager's tag -> EPERM");
-	expect(aw(u, 0, "-MGR:plain\n"), EPERM,
-	       "SPEC §10: user-namespace root cannot remove its manager's non-kept tag -> EPERM");
-	expect(aw(u, 0, "-@MGR:CONTAINER_ID\n"), EPERM,
-	       "SPEC §10: user-namespace root cannot clear the keep flag -> EPERM");
-	expect(aw(u, 0, "!MGR:CONTAINER_ID=evil\n"), EPERM,
-	       "SPEC §10: user-namespace root cannot change the value -> EPERM");
-	expect(aw(u, 0, "+ptags:ptags:add\n"), EPERM,
-	       "SPEC §5.4: user-namespace root cannot grant itself rights -> EPERM");
-	expect(aw(u, 0, "-MGR:*\n"), 0,
-	       "SPEC §4.3/§10: user-namespace root: -MGR:* skips everything -> success");
+	expect_writes(u, 0, privilege_u, ARRAY_SIZE(privilege_u));
 	expect(aw(u, v->pid, "+X\n"), EPERM,
 	       "SPEC §5.4: user-namespace root: +X on another -> EPERM");
 	expect(aw(u, v->pid, "-Y\n"), EPERM,

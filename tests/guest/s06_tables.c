@@ -242,67 +242,76 @@ static void test_tables(void)
 }
 
 /* "!" needs the set right first, even when nothing would change. */
-static void set_case(const char *rights, const char *before, const char *line, int want_err,
-		     const char *after, const char *what)
+static const struct set_row {
+	const char *rights, *before, *line;
+	int err;
+	const char *after, *what;
+} set_rows[] = {
+	{ "", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
+	  "!NAME=VALUE without set right -> EPERM, nothing changes" },
+	{ "", "+T:n\n!T:n=v\n", "!T:n=v\n", EPERM, "T:n=v\n",
+	  "!NAME=VALUE with the unchanged value still needs set -> EPERM" },
+	{ "", "+T:n\n", "!T:n\n", EPERM, "T:n\n",
+	  "!NAME on a tag without value (no change) still needs set -> EPERM" },
+	{ "", "+T:n\n", "!T:n=\n", EPERM, "T:n\n",
+	  "!NAME= on a tag without value (no change) still needs set -> EPERM" },
+	{ "", "", "!T:n=v\n", EPERM, "",
+	  "!NAME=VALUE on an absent tag without set right -> EPERM first (not ENOENT)" },
+	{ "ptags:add\nptags:sub\n", "", "!T:n=v\n", EPERM, "",
+	  "add and sub rights do not allow ! (absent tag) -> EPERM" },
+	{ "ptags:add\nptags:sub\n", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
+	  "add and sub rights do not allow ! -> EPERM" },
+	{ "ptags:U:set\n", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
+	  "ptags:U:set does not cover T:n -> EPERM" },
+	{ "ptags:set\n", "", "!T:n=v\n", ENOENT, "",
+	  "with set right, ! on an absent tag -> ENOENT" },
+	{ "ptags:T:set\n", "", "!T:n\n", ENOENT, "",
+	  "with ptags:T:set, !NAME on an absent tag -> ENOENT" },
+	{ "ptags:set\n", "+T:n\n", "!T:n=v\n", 0, "T:n=v\n",
+	  "with ptags:set, !NAME=VALUE sets the value" },
+	{ "ptags:T:set\n", "+@T:n\n", "!T:n=v w\n", 0, "@T:n=v w\n",
+	  "with ptags:T:set, !NAME=VALUE on a kept tag keeps the flag" },
+	{ "ptags:T:n:set\n", "+T:n\n!T:n=v\n", "!T:n=v\n", 0, "T:n=v\n",
+	  "with ptags:T:n:set, setting the unchanged value succeeds" },
+	{ "ptags:set\n", "+T:n\n!T:n=v\n", "!T:n=\n", 0, "T:n\n",
+	  "with ptags:set, !NAME= removes the value" },
+	{ "ptags:set\n", "+T:n\n!T:n=v\n", "!T:n\n", 0, "T:n\n",
+	  "with ptags:set, !NAME removes the value" },
+	{ "ptags:set\n", "+T:n\n", "!T:n\n", 0, "T:n\n",
+	  "with ptags:set, !NAME on a tag without value succeeds" },
+	{ "ptags:set\n", "+T:n\n", "+T:m\n", EPERM, "T:n\n",
+	  "set right does not allow adding -> EPERM" },
+	{ "ptags:set\n", "+T:n\n", "-T:n\n", EPERM, "T:n\n",
+	  "set right does not allow removing -> EPERM" },
+};
+
+/* A child with @c's rights and tags writes its line to itself. */
+static void set_case(const struct set_row *c)
 {
-	char s[512], want[512];
+	char s[512], want[512], r[256];
 	struct agent *k;
 	int e;
 
-	char r[256];
-
-	add_lines(r, sizeof(r), rights);
+	add_lines(r, sizeof(r), c->rights);
 	k = agent_new(true);
-	snprintf(s, sizeof(s), "%s%s", r, before);
+	snprintf(s, sizeof(s), "%s%s", r, c->before);
 	if (s[0] && pt_write(k->pid, s))
 		die("setup set_case [%s]", s);
 	if (!a_drop(k))
 		die("child could not drop privileges");
-	e = aw(k, 0, line);
-	expect_join(want, sizeof(want), rights, after);
-	ok(e == want_err && pt_is(k->pid, want), "SPEC §6: %s (got %s)", what,
+	e = aw(k, 0, c->line);
+	expect_join(want, sizeof(want), c->rights, c->after);
+	ok(e == c->err && pt_is(k->pid, want), "SPEC §6: %s (got %s)", c->what,
 	   e ? strerror(e) : "success");
 	ok(agent_end(k), "child exited cleanly");
 }
 
 static void test_set(void)
 {
-	set_case("", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
-		 "!NAME=VALUE without set right -> EPERM, nothing changes");
-	set_case("", "+T:n\n!T:n=v\n", "!T:n=v\n", EPERM, "T:n=v\n",
-		 "!NAME=VALUE with the unchanged value still needs set -> EPERM");
-	set_case("", "+T:n\n", "!T:n\n", EPERM, "T:n\n",
-		 "!NAME on a tag without value (no change) still needs set -> EPERM");
-	set_case("", "+T:n\n", "!T:n=\n", EPERM, "T:n\n",
-		 "!NAME= on a tag without value (no change) still needs set -> EPERM");
-	set_case("", "", "!T:n=v\n", EPERM, "",
-		 "!NAME=VALUE on an absent tag without set right -> EPERM first (not ENOENT)");
-	set_case("ptags:add\nptags:sub\n", "", "!T:n=v\n", EPERM, "",
-		 "add and sub rights do not allow ! (absent tag) -> EPERM");
-	set_case("ptags:add\nptags:sub\n", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
-		 "add and sub rights do not allow ! -> EPERM");
-	set_case("ptags:U:set\n", "+T:n\n", "!T:n=v\n", EPERM, "T:n\n",
-		 "ptags:U:set does not cover T:n -> EPERM");
-	set_case("ptags:set\n", "", "!T:n=v\n", ENOENT, "",
-		 "with set right, ! on an absent tag -> ENOENT");
-	set_case("ptags:T:set\n", "", "!T:n\n", ENOENT, "",
-		 "with ptags:T:set, !NAME on an absent tag -> ENOENT");
-	set_case("ptags:set\n", "+T:n\n", "!T:n=v\n", 0, "T:n=v\n",
-		 "with ptags:set, !NAME=VALUE sets the value");
-	set_case("ptags:T:set\n", "+@T:n\n", "!T:n=v w\n", 0, "@T:n=v w\n",
-		 "with ptags:T:set, !NAME=VALUE on a kept tag keeps the flag");
-	set_case("ptags:T:n:set\n", "+T:n\n!T:n=v\n", "!T:n=v\n", 0, "T:n=v\n",
-		 "with ptags:T:n:set, setting the unchanged value succeeds");
-	set_case("ptags:set\n", "+T:n\n!T:n=v\n", "!T:n=\n", 0, "T:n\n",
-		 "with ptags:set, !NAME= removes the value");
-	set_case("ptags:set\n", "+T:n\n!T:n=v\n", "!T:n\n", 0, "T:n\n",
-		 "with ptags:set, !NAME removes the value");
-	set_case("ptags:set\n", "+T:n\n", "!T:n\n", 0, "T:n\n",
-		 "with ptags:set, !NAME on a tag without value succeeds");
-	set_case("ptags:set\n", "+T:n\n", "+T:m\n", EPERM, "T:n\n",
-		 "set right does not allow adding -> EPERM");
-	set_case("ptags:set\n", "+T:n\n", "-T:n\n", EPERM, "T:n\n",
-		 "set right does not allow removing -> EPERM");
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(set_rows); i++)
+		set_case(&set_rows[i]);
 	/* Root: ENOENT on absent, success otherwise. */
 	if (pt_write(0, "-\n+T:n\n"))
 		die("setup");
@@ -313,6 +322,53 @@ static void test_set(void)
 	if (pt_write(0, "-\n"))
 		die("cleanup");
 }
+
+/* Root writes @write to itself: errno @err, tags @after. */
+struct root_step {
+	const char *write;
+	int err;
+	const char *after, *what;
+};
+
+static void root_steps(const struct root_step *c, size_t n)
+{
+	size_t i;
+	int e;
+
+	for (i = 0; i < n; i++) {
+		e = pt_write(0, c[i].write);
+		ok(e == c[i].err && pt_is(0, c[i].after), "%s (got %s)", c[i].what,
+		   strerror(e));
+	}
+}
+
+static const struct root_step max_tags_steps[] = {
+	{ "+d\n", ECANCELED, "a\nb\nc\n",
+	  "SPEC §6: root adding a 4th tag with max_tags 3 -> ECANCELED" },
+	{ "+@a\n+b\n!c=v\n", 0, "@a\nb\nc=v\n",
+	  "SPEC §6: at max_tags, changing existing tags is no growth" },
+	{ "-b\n+d\n", 0, "@a\nc=v\nd\n",
+	  "SPEC §3.4/§6: lines apply in order: -b then +d stays within max_tags" },
+	{ "+x\n-d\n", ECANCELED, "@a\nc=v\nd\n",
+	  "SPEC §3.4/§6: +x before -d exceeds max_tags at that line -> ECANCELED" },
+};
+
+static const struct root_step max_bytes_steps[] = {
+	{ "+fghij\n", 0, "abcde\nfghij\n",
+	  "SPEC §6: exactly max_bytes (10) fits" },
+	{ "+k\n", ECANCELED, "abcde\nfghij\n",
+	  "SPEC §6: adding 1 byte beyond max_bytes -> ECANCELED" },
+	{ "!abcde=x\n", ECANCELED, "abcde\nfghij\n",
+	  "SPEC §7: a value beyond max_bytes -> ECANCELED" },
+	{ "+@abcde\n+fghij\n", 0, "@abcde\nfghij\n",
+	  "SPEC §8: keep flags are not bytes: +@ at max_bytes succeeds" },
+	{ "-fghij\n+ab\n!ab=cde\n", 0, "ab=cde\n@abcde\n",
+	  "SPEC §6: after a removal the freed bytes can be reused in the same write" },
+	{ "!ab=cdef\n", ECANCELED, "ab=cde\n@abcde\n",
+	  "SPEC §7: growing a value beyond max_bytes -> ECANCELED" },
+	{ "!ab=c\n", 0, "ab=c\n@abcde\n",
+	  "SPEC §6: shrinking a value is allowed" },
+};
 
 /* Adding beyond max_tags / max_bytes: ECANCELED, even for root. */
 static long saved_tags = -1, saved_bytes = -1;
@@ -342,20 +398,7 @@ static void test_limits(void)
 	if (pt_write(0, "-\n+a\n+b\n+c\n"))
 		die("setup");
 	ok(pt_set_param("max_tags", 3) == 0 && pt_param("max_tags") == 3, "setup: max_tags = 3");
-	e = pt_write(0, "+d\n");
-	ok(e == ECANCELED && pt_is(0, "a\nb\nc\n"),
-	   "SPEC §6: root adding a 4th tag with max_tags 3 -> ECANCELED (got %s)", strerror(e));
-	e = pt_write(0, "+@a\n+b\n!c=v\n");
-	ok(e == 0 && pt_is(0, "@a\nb\nc=v\n"),
-	   "SPEC §6: at max_tags, changing existing tags is no growth (got %s)", strerror(e));
-	e = pt_write(0, "-b\n+d\n");
-	ok(e == 0 && pt_is(0, "@a\nc=v\nd\n"),
-	   "SPEC §3.4/§6: lines apply in order: -b then +d stays within max_tags (got %s)",
-	   strerror(e));
-	e = pt_write(0, "+x\n-d\n");
-	ok(e == ECANCELED && pt_is(0, "@a\nc=v\nd\n"),
-	   "SPEC §3.4/§6: +x before -d exceeds max_tags at that line -> ECANCELED (got %s)",
-	   strerror(e));
+	root_steps(max_tags_steps, ARRAY_SIZE(max_tags_steps));
 	ok(pt_set_param("max_tags", 2) == 0 && pt_is(0, "@a\nc=v\nd\n"),
 	   "SPEC §8: lowering max_tags below the set size removes nothing");
 	ok(pt_write(0, "-d\n") == 0 && pt_write(0, "+e\n") == ECANCELED &&
@@ -384,28 +427,7 @@ static void test_limits(void)
 		die("setup");
 	ok(pt_set_param("max_bytes", 10) == 0 && pt_param("max_bytes") == 10,
 	   "setup: max_bytes = 10");
-	e = pt_write(0, "+fghij\n");
-	ok(e == 0 && pt_is(0, "abcde\nfghij\n"), "SPEC §6: exactly max_bytes (10) fits (got %s)",
-	   strerror(e));
-	e = pt_write(0, "+k\n");
-	ok(e == ECANCELED && pt_is(0, "abcde\nfghij\n"),
-	   "SPEC §6: adding 1 byte beyond max_bytes -> ECANCELED (got %s)", strerror(e));
-	e = pt_write(0, "!abcde=x\n");
-	ok(e == ECANCELED && pt_is(0, "abcde\nfghij\n"),
-	   "SPEC §7: a value beyond max_bytes -> ECANCELED (got %s)", strerror(e));
-	e = pt_write(0, "+@abcde\n+fghij\n");
-	ok(e == 0 && pt_is(0, "@abcde\nfghij\n"),
-	   "SPEC §8: keep flags are not bytes: +@ at max_bytes succeeds (got %s)", strerror(e));
-	e = pt_write(0, "-fghij\n+ab\n!ab=cde\n");
-	ok(e == 0 && pt_is(0, "ab=cde\n@abcde\n"),
-	   "SPEC §6: after a removal the freed bytes can be reused in the same write (got %s)",
-	   strerror(e));
-	e = pt_write(0, "!ab=cdef\n");
-	ok(e == ECANCELED && pt_is(0, "ab=cde\n@abcde\n"),
-	   "SPEC §7: growing a value beyond max_bytes -> ECANCELED (got %s)", strerror(e));
-	e = pt_write(0, "!ab=c\n");
-	ok(e == 0 && pt_is(0, "ab=c\n@abcde\n"), "SPEC §6: shrinking a value is allowed (got %s)",
-	   strerror(e));
+	root_steps(max_bytes_steps, ARRAY_SIZE(max_bytes_steps));
 	ok(pt_set_param("max_bytes", 4) == 0 && pt_is(0, "ab=c\n@abcde\n"),
 	   "SPEC §8: lowering max_bytes below the set size removes nothing");
 	e = pt_write(0, "+z\n");
