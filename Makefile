@@ -31,7 +31,7 @@
 
 # ARCH=arm64: the first arm64 kernel of the list, its headers unpacked, the
 # cross compiler; make run, check, guest and bench boot it in
-# qemu-system-aarch64 (scripts/arch.sh).
+# qemu-system-aarch64 (scripts/lib/arch.sh).
 ifneq ($(filter arm64 aarch64,$(ARCH)),)
 override ARCH := arm64
 export ARCH

@@ -16,8 +16,8 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-BUILD=${BUILD:-$repo/build/debug}
-mkdir -p "$BUILD"
+. scripts/lib/common.sh
+build_dir "$repo/build/debug"
 
 t0=$(date +%s)
 kdir=$(scripts/debug-kernel.sh) || {
@@ -48,8 +48,7 @@ else
 	echo "ok - debug kernel console has no lockdep/RCU/ODEBUG report" >>"$BUILD/results.tap"
 fi
 
-pass=$(grep -c '^ok' "$BUILD/results.tap")
-fail=$(grep -c '^not ok' "$BUILD/results.tap")
+read -r pass fail < <(tap_count "$BUILD/results.tap")
 [ $rc = 0 ] || [ "$fail" != 0 ] || fail=1
 echo "check-debug: kernel $((t1 - t0)) s (build $(cat "${kdir%/build}/build.seconds" 2>/dev/null || echo ?) s when built), suite $((t2 - t1)) s" >&2
 echo "$pass passed, $fail failed"

@@ -16,9 +16,8 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-BUILD=${BUILD:-$repo/build}
-mkdir -p "$BUILD"
-BUILD=$(cd "$BUILD" && pwd)
+. scripts/lib/common.sh
+build_dir "$repo/build"
 
 scripts/deps.sh base || { echo "check: cannot install the packages it needs"; echo "0 passed, 1 failed"; exit 1; }
 
@@ -29,8 +28,7 @@ failed=0
 count() {
 	local stage=$1 rc=$2 tap=$3 ok notok
 
-	ok=$(grep -cE '^ok( |$)' "$tap")
-	notok=$(grep -cE '^not ok( |$)' "$tap")
+	read -r ok notok < <(tap_count "$tap")
 	passed=$((passed + ok))
 	failed=$((failed + notok))
 	if [ "$rc" != 0 ] && [ "$notok" = 0 ]; then

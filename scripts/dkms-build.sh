@@ -42,7 +42,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PTAGS_CACHE:-$repo/.cache/kernels}
 chroots=${PTAGS_CHROOTS:-$repo/.cache/chroot}
 
-. "$repo/scripts/arch.sh"
+. "$repo/scripts/lib/arch.sh"
 
 msg() { echo "dkms-build: $*" >&2; }
 die() { msg "$*"; exit 1; }
@@ -90,7 +90,7 @@ kernel_cc() {
 	sed -n 's/^CC = .*)\(gcc[-0-9]*\).*$/\1/p' "$v" | head -n1
 }
 
-# The compiler of the headers in KDIR for this build: CROSS (scripts/arch.sh)
+# The compiler of the headers in KDIR for this build: CROSS (scripts/lib/arch.sh)
 # before it when the headers leave CROSS_COMPILE to the caller (6.1's do,
 # 6.12's name aarch64-linux-gnu- themselves).
 build_cc() {

@@ -32,7 +32,7 @@
 #                                    architecture: this machine's (or all)
 #   kernel.sh list                   print the lines of kernels.list
 #
-# An ABI names its architecture (…-arm64: arm64, scripts/arch.sh); arm64
+# An ABI names its architecture (…-arm64: arm64, scripts/lib/arch.sh); arm64
 # packages are taken with dpkg's arm64 architecture (scripts/deps.sh arm64).
 #
 # Suites other than this machine's own are made known to apt by
@@ -47,7 +47,7 @@ repo=$(cd "$(dirname "$0")/.." && pwd)
 cache=${PTAGS_CACHE:-$repo/.cache/kernels}
 list=$repo/tests/qemu/kernels.list
 
-. "$repo/scripts/arch.sh"
+. "$repo/scripts/lib/arch.sh"
 
 msg() { echo "kernel.sh: $*" >&2; }
 die() { msg "$*"; exit 1; }

@@ -29,14 +29,13 @@ set -uo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 cd "$repo"
-BUILD=${BUILD:-$repo/build/matrix}
-mkdir -p "$BUILD"
-BUILD=$(cd "$BUILD" && pwd)
+. scripts/lib/common.sh
+build_dir "$repo/build/matrix"
 limit=${1:-0}
 KERNELS=${KERNELS:-}
 ROWS=${ROWS:-}
 
-. scripts/arch.sh
+. scripts/lib/arch.sh
 
 msg() { echo "matrix: $*" >&2; }
 
@@ -90,8 +89,7 @@ while read -r suite flavour series how note _; do
 		BUILD=$dir/guest MODTREE=$dir/dkms KVER=$kver scripts/guest-test.sh \
 			>"$dir/guest.log" 2>&1 || rc=$?
 		tap=$dir/guest/results.tap
-		ok=$(grep -cE '^ok( |$)' "$tap" 2>/dev/null)
-		notok=$(grep -cE '^not ok( |$)' "$tap" 2>/dev/null)
+		read -r ok notok < <(tap_count "$tap")
 		passed=$((passed + ${ok:-0}))
 		failed=$((failed + ${notok:-0}))
 		if [ "$rc" = 0 ] && [ "${notok:-0}" = 0 ]; then
