@@ -1,13 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR MIT
 /*
  * libptags: what the sections share -- opening a root and the entries of
- * its processes, reading and writing an entry (SPEC §3.3, §3.4).
+ * its processes, writing an entry (SPEC §3.4).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/vfs.h>
@@ -51,12 +50,12 @@ int pt_open_root_dir(const char *path)
 }
 
 /*
- * Open the entry of @pid.  A missing entry is a missing process (-ESRCH),
- * unless the root is missing or not a ptags file system (-ENODEV).
+ * Open the entry of @pid under the root @root.  A missing entry is a missing
+ * process (-ESRCH), unless the root is missing or not a ptags file system
+ * (-ENODEV).
  */
-int pt_open_entry(pid_t pid, int flags)
+int pt_open_entry(const char *root, pid_t pid, int flags)
 {
-	const char *root = ptags_root();
 	char path[4096];
 	int fd, n, err;
 
@@ -130,60 +129,6 @@ int pt_root_is_ours(int dirfd)
 	link[n] = 0;
 	snprintf(me, sizeof(me), "%d", (int)getpid());
 	return strcmp(link, me) ? -EXDEV : 0;
-}
-
-/* Read the whole of @fd (one snapshot: SPEC §3.3) into a malloc'ed buffer. */
-static int read_all(int fd, char **bufp, size_t *lenp)
-{
-	size_t len = 0, cap = 4096;
-	char *buf = malloc(cap), *nbuf;
-	ssize_t n;
-
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		if (len == cap) {
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf) {
-				free(buf);
-				return -ENOMEM;
-			}
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			n = -errno;
-			free(buf);
-			return n == -ENOENT ? -ESRCH : (int)n;
-		}
-		if (!n)
-			break;
-		len += n;
-	}
-	*bufp = buf;
-	*lenp = len;
-	return 0;
-}
-
-/* Read and parse the entry @fd (or pass on its error), then close it. */
-int pt_read_entry(int fd, struct ptags_set **set)
-{
-	size_t len = 0;
-	char *buf = NULL;
-	int err;
-
-	*set = NULL;
-	if (fd < 0)
-		return fd;
-	err = read_all(fd, &buf, &len);
-	close(fd);
-	if (!err)
-		err = ptags_parse(buf, len, set);
-	free(buf);
-	return err;
 }
 
 /* Write @text to the entry @fd (or pass on its error), then close it. */

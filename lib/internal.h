@@ -42,11 +42,11 @@ int pt_open_dir(int dirfd, const char *path);
 /* Open the directory @path, a ptags root: a descriptor, or -ENODEV. */
 int pt_open_root_dir(const char *path);
 /*
- * Open the entry of @pid under ptags_root().  A missing entry is a missing
- * process (-ESRCH), unless the root is missing or not a ptags file system
- * (-ENODEV).
+ * Open the entry of @pid under the root @root (ptags_root(), say).  A
+ * missing entry is a missing process (-ESRCH), unless the root is missing
+ * or not a ptags file system (-ENODEV).
  */
-int pt_open_entry(pid_t pid, int flags);
+int pt_open_entry(const char *root, pid_t pid, int flags);
 /* The entry of @pid (0: self) under @dirfd; a missing one is -ESRCH. */
 int pt_entry_at(int dirfd, pid_t pid, int flags);
 /*
@@ -54,10 +54,13 @@ int pt_entry_at(int dirfd, pid_t pid, int flags);
  * "self" is the caller), else -EXDEV.
  */
 int pt_root_is_ours(int dirfd);
-/* Read and parse the entry @fd (or pass on its error), then close it. */
-int pt_read_entry(int fd, struct ptags_set **set);
 /* Write @text to the entry @fd (or pass on its error), then close it. */
 int pt_write_entry(int fd, const char *text, size_t len);
+
+/* read.c */
+
+/* Read and parse the entry @fd (or pass on its error), then close it. */
+int pt_read_entry(int fd, struct ptags_set **set);
 
 /* pidfd.c */
 

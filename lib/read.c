@@ -8,8 +8,63 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "internal.h"
+
+/* Read the whole of @fd (one snapshot: SPEC §3.3) into a malloc'ed buffer. */
+static int read_all(int fd, char **bufp, size_t *lenp)
+{
+	size_t len = 0, cap = 4096;
+	char *buf = malloc(cap), *nbuf;
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len == cap) {
+			nbuf = realloc(buf, cap * 2);
+			if (!nbuf) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nbuf;
+			cap *= 2;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			n = -errno;
+			free(buf);
+			return n == -ENOENT ? -ESRCH : (int)n;
+		}
+		if (!n)
+			break;
+		len += n;
+	}
+	*bufp = buf;
+	*lenp = len;
+	return 0;
+}
+
+/* Read and parse the entry @fd (or pass on its error), then close it. */
+int pt_read_entry(int fd, struct ptags_set **set)
+{
+	size_t len = 0;
+	char *buf = NULL;
+	int err;
+
+	*set = NULL;
+	if (fd < 0)
+		return fd;
+	err = read_all(fd, &buf, &len);
+	close(fd);
+	if (!err)
+		err = ptags_parse(buf, len, set);
+	free(buf);
+	return err;
+}
 
 void ptags_set_free(struct ptags_set *set)
 {
@@ -93,7 +148,7 @@ int ptags_parse(const char *text, size_t len, struct ptags_set **out)
 
 int ptags_read(pid_t pid, struct ptags_set **set)
 {
-	return pt_read_entry(pt_open_entry(pid, O_RDONLY), set);
+	return pt_read_entry(pt_open_entry(ptags_root(), pid, O_RDONLY), set);
 }
 
 int ptags_root_read(const struct ptags_root *root, pid_t pid,

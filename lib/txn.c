@@ -169,7 +169,7 @@ const char *ptags_txn_text(const struct ptags_txn *txn, size_t *len)
 
 int ptags_write_text(pid_t pid, const char *text, size_t len)
 {
-	return pt_write_entry(pt_open_entry(pid, O_WRONLY), text, len);
+	return pt_write_entry(pt_open_entry(ptags_root(), pid, O_WRONLY), text, len);
 }
 
 int ptags_txn_commit(const struct ptags_txn *txn, pid_t pid)
