@@ -23,7 +23,7 @@
 
 #include "compat.h"
 #include "hooks.h"
-#include "table.h"
+#include "table/table.h"
 
 static void ptags_probe_fork(void *data, struct task_struct *parent,
 			     struct task_struct *child)

@@ -16,11 +16,11 @@
  *   fs/       the "ptags" file system (SPEC §3) and watching it (§3.5)
  *   stats.c   limits and counters (SPEC §8); audit.c audit records
  *
- * Load order: counters, the process table, the watched mounts' registry
- * (which the hooks ask), the life-cycle hooks, then the file system (which
- * mounts /proc/ptags).  Unload runs the reverse; it can
- * only start once every ptags mount is gone, so no file is open and only
- * the hooks still touch the table.
+ * Load order: audit's rate limits, counters, the shim, the process table, the
+ * watched mounts' registry (which the hooks ask), the life-cycle hooks, the
+ * writers' turns, then the file system (which mounts /proc/ptags).  Unload
+ * runs the reverse; it can only start once every ptags mount is gone, so no
+ * file is open and only the hooks still touch the table.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -32,7 +32,7 @@
 #include "hooks.h"
 #include "shim.h"
 #include "stats.h"
-#include "table.h"
+#include "table/table.h"
 #include "write.h"
 
 static int __init ptags_init(void)

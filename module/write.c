@@ -11,7 +11,7 @@
 #include <linux/spinlock.h>
 
 #include "stats.h"
-#include "table.h"
+#include "table/table.h"
 #include "write.h"
 
 /*

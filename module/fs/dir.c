@@ -7,6 +7,7 @@
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/namei.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
@@ -15,7 +16,7 @@
 #include <linux/threads.h>
 
 #include "compat.h"
-#include "table.h"
+#include "table/table.h"
 #include "fs/internal.h"
 
 #define PTAGS_POS_FIRST_PID	3		/* after ".", ".." and "self" */

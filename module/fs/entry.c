@@ -4,13 +4,12 @@
  * may see it (SPEC §3.1, §12); reading a snapshot, writing a transaction,
  * polling for changes.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
-
 #include <linux/capability.h>
 #include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/mm.h>
 #include <linux/module.h>
+#include <linux/mutex.h>
 #include <linux/pid.h>
 #include <linux/pid_namespace.h>
 #include <linux/poll.h>
@@ -25,7 +24,7 @@
 #include "compat.h"
 #include "level.h"
 #include "stats.h"
-#include "table.h"
+#include "table/table.h"
 #include "write.h"
 #include "fs/internal.h"
 #include "ptags_trace.h"
@@ -382,7 +381,7 @@ static const struct file_operations ptags_file_fops = {
 
 static int ptags_inode_set(struct inode *inode, void *pid)
 {
-	inode->i_private = get_pid(pid);	/* put by ptags_evict_inode() */
+	inode->i_private = get_pid(pid);	/* put by ptags_evict_inode(), super.c */
 	return 0;
 }
 

@@ -8,7 +8,7 @@
  *   entry.c   /proc/ptags/PID: open, read, write, poll; who sees what
  *   notify.c  watching (SPEC §3.5): mounts by scope, events, exits
  *
- * Writes go through ../write.c, which publishes them in turn.
+ * Writes go through module/write.c, which publishes them in turn.
  */
 #ifndef PTAGS_FS_INTERNAL_H
 #define PTAGS_FS_INTERNAL_H

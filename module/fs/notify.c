@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Watching (SPEC §3.5).  Every change of a process's tags is an event of its
- * table entry (../table/table.c), which queues the entry, at most once at a time, to
- * one worker when someone might watch: an open entry of a mount that shows
+ * table entry (table/table.c), which queues the entry, at most once at a
+ * time, to one worker when someone might watch: an open entry of a mount that shows
  * it was polled, or such a mount has fsnotify marks.  The worker calls
  * ptags_notify(), in process context, which tells each such mount's
  * directory (IN_CREATE, IN_MODIFY, IN_DELETE with the pid as name) and the

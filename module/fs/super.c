@@ -10,14 +10,18 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/capability.h>
+#include <linux/cred.h>
 #include <linux/fs.h>
 #include <linux/fs_context.h>
 #include <linux/fs_parser.h>
 #include <linux/magic.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/namei.h>
 #include <linux/pid_namespace.h>
 #include <linux/proc_fs.h>
+#include <linux/rcupdate.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/slab.h>
@@ -426,7 +430,7 @@ int ptags_fs_init(void)
 					      ptags_inode_once);
 	if (!ptags_inode_cache) {
 		err = -ENOMEM;
-		goto err_wq;
+		goto err_exits;
 	}
 
 	/* NULL when the name exists already (or, unlikely, out of memory). */
@@ -471,7 +475,7 @@ err_proc:
 err_cache:
 	rcu_barrier();		/* inodes are freed after a grace period */
 	kmem_cache_destroy(ptags_inode_cache);
-err_wq:
+err_exits:
 	ptags_exits_uninit();
 	return err;
 }

@@ -14,7 +14,7 @@
 #include <linux/spinlock.h>
 #include <linux/types.h>
 
-#include "table.h"
+#include "table/table.h"
 
 /*
  * 96 bytes on x86-64 without lock debugging: the cost of a process tagged at

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Which process holds which tag set (table/): the sets of a process, one per
- * level (SPEC §12) at which it is tagged, what fork, exec and exit do to them
+ * Which process holds which tag set: the sets of a process, one per level
+ * (SPEC §12) at which it is tagged, what fork, exec and exit do to them
  * (SPEC §9), and listings (SPEC §3.2).
  */
-#ifndef PTAGS_TABLE_H
-#define PTAGS_TABLE_H
+#ifndef PTAGS_TABLE_TABLE_H
+#define PTAGS_TABLE_TABLE_H
 
 #include <linux/types.h>
 
@@ -34,9 +34,9 @@ void ptags_task_fork(struct task_struct *parent, struct task_struct *child);
 void ptags_task_exec(struct task_struct *task);
 void ptags_task_exit(struct task_struct *task);
 
-/* table/listing.c */
+/* listing.c */
 int ptags_table_pids(struct pid_namespace *ns,
 		     const struct user_namespace *level, u32 **pids,
 		     unsigned int *n);
 
-#endif /* PTAGS_TABLE_H */
+#endif /* PTAGS_TABLE_TABLE_H */
