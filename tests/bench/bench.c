@@ -42,7 +42,7 @@
 #include "peer.h"
 #endif
 
-#define PROC_ENTRY_BYTES 96	/* sizeof(struct ptags_proc), module/table.c */
+#define PROC_ENTRY_BYTES 96	/* sizeof(struct ptags_proc), module/table/internal.h */
 #define BENCH_PATH	"/bench"
 
 extern char **environ;

@@ -277,7 +277,7 @@ static void fork_storm(void)
  * now), the rest are killed before they run; the survivors have the right
  * tags.
  */
-#define POOL_PER_CPU	64	/* PTAGS_POOL_SIZE in module/table.c */
+#define POOL_PER_CPU	64	/* PTAGS_POOL_SIZE in module/table/table.c */
 #define POOL_CHILDREN	1024
 #define CACHE_FLAG	"/sys/kernel/slab/ptags_proc/failslab"
 

@@ -502,7 +502,7 @@ int model_apply(struct model_set *s, const char *buf, size_t len,
 
 	*line = 0;
 	/* write(2) of zero bytes has no last byte and no line: it does
-	 * nothing and succeeds (fs.c returns 0 before the engine). */
+	 * nothing and succeeds (fs/entry.c returns 0 before the engine). */
 	if (len == 0)
 		return 0;
 	if (buf[len - 1] != '\n')
