@@ -280,7 +280,7 @@ static void release_children(int fd, int k, pid_t *pids)
 
 enum { OP_FORK, OP_EXEC, OP_SPAWN, OP_THREAD, NR_OPS };
 /*
- * SPEC §3.4 worst case (docs/SECURITY.md §2.13): a target holding max_tags
+ * SPEC §3.4 worst case (docs/SECURITY.md §7.5): a target holding max_tags
  * tags whose names are 1000 bytes with 498 colons, written by an
  * unprivileged child holding @rights, @lines copies of @line in one write.
  * Returns the guest time of that write in us.

@@ -439,7 +439,7 @@ int main(int argc, char **argv)
 	ok(pt_is(P->pid, "@MGR:host\nhost-unkept\n"), "P's level-0 tags are unchanged");
 
 	/*
-	 * max_levels is a depth (SPEC §12, docs/SECURITY.md §2.17): sets at
+	 * max_levels is a depth (SPEC §12, docs/SECURITY.md §3 [r3 #4]): sets at
 	 * inner levels never block an outer one, nor does ECANCELED at level
 	 * 0 reveal them.
 	 */
