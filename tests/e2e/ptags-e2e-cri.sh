@@ -138,18 +138,18 @@ cri_untag() {
 	case $set_err in *"Operation not permitted"*) true ;; *) false ;; esac
 }
 
-# ExecSync in c1: runc exec runs no hook; what are the process's tags?
+# ExecSync in c1: runc exec runs no hook.  ptags-e2e-runc runs "runc exec"
+# under "ptags exec --from INIT --match 'oci:*'", so the process it starts
+# carries the container's oci: tags, as c1's init does.
 cri_exec() {
 	out=$("$cri" exec "$c1" -- sh -c 'echo pid $$; cat /ptags/self' 2>"$state/cri.err") ||
 		{ show "$state/cri.err"; return 1; }
-	tags=$(printf '%s\n' "$out" | sed 1d | tr '\n' ' ')
-	say "# ExecSync c1 sh -c 'echo pid \$\$; cat /ptags/self': $(printf '%s\n' "$out" | head -n 1) (in c1's pid namespace), tags: [${tags% }]"
-	if [ -z "$tags" ]; then
-		say "# ExecSync's process is untagged (no hook runs for an exec)"
-	else
-		say "# ExecSync's process is tagged"
-	fi
-	case $out in "pid "*) true ;; *) false ;; esac
+	mine=$(printf '%s\n' "$out" | sed 1d | sort)
+	init=$(sort "/proc/ptags/$("$cri" pid "$c1")") || return 1
+	say "# ExecSync c1 sh -c 'echo pid \$\$; cat /ptags/self': $(printf '%s\n' "$out" | head -n 1) (in c1's pid namespace), tags: [$(printf '%s\n' "$mine" | tr '\n' ' ')]"
+	case $out in "pid "*) ;; *) return 1 ;; esac
+	[ -n "$init" ] && [ "$mine" = "$init" ] ||
+		{ say "# ExecSync's process has not c1's tags: [$(printf '%s\n' "$init" | tr '\n' ' ')]"; return 1; }
 }
 
 cri_remove() {
