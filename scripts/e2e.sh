@@ -68,7 +68,7 @@ chrooted() {
 # 1. The root file system.
 exec 9>"$cache/.lock"
 flock 9
-if [ ! -e "$root/.done-$KVER-6" ]; then
+if [ ! -e "$root/.done-$KVER-7" ]; then
 	rm -rf "$root"
 	mirror=$(awk '/^URIs:/ { u = $2 } /^Suites:/ && !/-security/ { print u; exit }' \
 		/etc/apt/sources.list.d/debian.sources)
@@ -88,6 +88,7 @@ if [ ! -e "$root/.done-$KVER-6" ]; then
 		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends dkms \
 		linux-image-$KVER linux-headers-$KVER initramfs-tools \
 		libjansson4 podman uidmap busybox-static auditd containerd linux-perf \
+		prometheus-node-exporter \
 		python3-grpcio python3-protobuf protobuf-compiler" \
 		>"$cache/install.log" 2>&1 </dev/null ||
 		{ tail -n 30 "$cache/install.log" >&2; die "apt-get install in the root failed"; }
@@ -111,7 +112,7 @@ if [ ! -e "$root/.done-$KVER-6" ]; then
 	echo ptags-e2e >"$root/etc/hostname"
 	printf '/dev/vda / ext4 defaults 0 1\n' >"$root/etc/fstab"
 	chroot "$root" passwd -d root >/dev/null
-	touch "$root/.done-$KVER-6"
+	touch "$root/.done-$KVER-7"
 fi
 
 # 2. This run's disk: the cached root plus the package and the steps.
