@@ -52,6 +52,12 @@
 #                 counters, then it stops), and boot two vCPUs without
 #                 icount, which the smoke test's races want and which
 #                 measures nothing
+#   BENCH_ONLY    with --bench, one section of the bench in a reduced boot
+#                 (ptbench=NAME; the bench gets BENCH_ONLY=NAME): smp (four
+#                 vCPUs, multi-threaded TCG, no icount: wall clock), copy (the
+#                 copy probe and the read and write rows, icount, -cpu
+#                 BENCH_COPY_CPU, default max,erms=off,fsrm=off), mem (memory
+#                 by memcg, icount); no floor modules
 #
 # Output under $BUILD: module.log (kbuild output), console.log (ttyS0),
 # tap.out (raw TAP from the guest on ttyS1), results.tap (tap.out plus the
@@ -78,6 +84,14 @@ smoke=0
 if [ $bench = 1 ] && [ $scale = 0 ] && [ -n "${BENCH_SMOKE_ONLY:-}" ] &&
 	[ "$BENCH_SMOKE_ONLY" != 0 ]; then
 	smoke=1
+fi
+only=
+if [ $bench = 1 ] && [ $scale = 0 ] && [ $smoke = 0 ]; then
+	only=${BENCH_ONLY:-}
+	case $only in
+	""|smp|copy|mem) ;;
+	*) echo "guest-test: BENCH_ONLY is smp, copy or mem" >&2; exit 2 ;;
+	esac
 fi
 
 . scripts/lib/common.sh

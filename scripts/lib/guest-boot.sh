@@ -37,6 +37,18 @@ guest_boot() {
 		append+=" ptbench=1"
 		# GUIDE §2: the guest clock counts executed instructions.
 		accel=(-accel tcg,thread=single -icount shift=0 -smp 1)
+		# BENCH_ONLY: ptbench=NAME.  smp: multi-threaded TCG (see above:
+		# the bench loads and unloads ptags only while it runs alone), on
+		# however few host CPUs, which the bench reports.  copy: a later
+		# -cpu overrides arch.sh's.
+		case $only in
+		smp)	append=${append% ptbench=1}" ptbench=smp pthostcpus=$(nproc)"
+			accel=(-accel tcg,thread=multi -smp 4) ;;
+		copy)	[ "$arch" = amd64 ] || fatal "BENCH_ONLY=copy is for amd64"
+			append=${append% ptbench=1}" ptbench=copy"
+			accel+=(-cpu "${BENCH_COPY_CPU:-max,erms=off,fsrm=off}") ;;
+		mem)	append=${append% ptbench=1}" ptbench=mem" ;;
+		esac
 	fi
 
 	rm -f "$BUILD/console.log" "$BUILD/tap.out"

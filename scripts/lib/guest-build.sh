@@ -109,7 +109,7 @@ guest_module() {
 		check 0 "ptags.ko builds without warnings ($KVER)"
 	fi
 
-	if [ $bench = 1 ] && [ $scale = 0 ] && [ $smoke = 0 ]; then
+	if [ $bench = 1 ] && [ $scale = 0 ] && [ $smoke = 0 ] && [ -z "$only" ]; then
 		rm -rf "$BUILD/src-floor" "$BUILD/kprobe-floor"
 		cp -a "$BUILD/src" "$BUILD/src-floor"
 		kbuild "$BUILD/src-floor" clean >/dev/null 2>&1
@@ -151,7 +151,7 @@ guest_initramfs() {
 		$CC $CFLAGS -o "$root/bench" tests/bench/scale.c ||
 			fatal "tests/bench/scale.c compiles"
 	elif [ $bench = 1 ]; then
-		if [ $smoke = 0 ]; then
+		if [ $smoke = 0 ] && [ -z "$only" ]; then
 			cp "$BUILD/src-floor/ptags.ko" "$root/ptags_floor.ko"
 			cp "$BUILD/kprobe-floor/kprobe_floor.ko" "$root/kprobe_floor.ko"
 		fi

@@ -17,6 +17,8 @@
  *   ptbench=1       run /bench (make bench), its report on the TAP port
  *   ptbench=smoke   the same with BENCH_SMOKE_ONLY=1 in its environment:
  *                   only the BPF peer's smoke test (tests/bench/bench.c)
+ *   ptbench=NAME    any other NAME: the same with BENCH_ONLY=NAME in its
+ *                   environment, one section of the bench (smp, copy, mem)
  *   ptmodprobe=1    load with "modprobe ptags" (from /lib/modules)
  *   pttap=ttyS0     the TAP port (default ttyS1: arm64's virt machine has
  *                   one UART, the console; its TAP port is a PCI serial)
@@ -58,6 +60,10 @@ static char *const test_env[] = {
 static char *const bench_smoke_env[] = {
 	"PATH=/bin", "HOME=/tmp", "TERM=dumb", "LANG=C", "BENCH_SMOKE_ONLY=1",
 	NULL
+};
+static char bench_only[32] = "BENCH_ONLY=";
+static char *const bench_only_env[] = {
+	"PATH=/bin", "HOME=/tmp", "TERM=dumb", "LANG=C", bench_only, NULL
 };
 /* What run() gives the programs it runs. */
 static char *const *run_env = test_env;
@@ -383,8 +389,12 @@ static void bench(void)
 	char *argv[] = { "/bench", NULL };
 	char val[8];
 
-	if (param("ptbench", val, sizeof(val)) && !strcmp(val, "smoke"))
+	if (param("ptbench", val, sizeof(val)) && !strcmp(val, "smoke")) {
 		run_env = bench_smoke_env;
+	} else if (strcmp(val, "1")) {
+		snprintf(bench_only + 11, sizeof(bench_only) - 11, "%s", val);
+		run_env = bench_only_env;
+	}
 	/* The benchmark loads and unloads the modules it compares itself. */
 	report("bench", run("bench", argv, tap_fd));
 	run_env = test_env;
