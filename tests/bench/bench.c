@@ -231,8 +231,8 @@ static void watch_scope_run(void *arg, void *res)
 
 static char tagtext[1 << 18];
 
-/* Give ourselves exactly @n tags bench:NNNN with 32-byte values. */
-static void tag_self(int n, bool keep)
+/* In tagtext: the write that leaves exactly @n tags bench:NNNN; its length. */
+static size_t tag_text(int n, bool keep)
 {
 	char *text = tagtext;
 	size_t len;
@@ -243,7 +243,13 @@ static void tag_self(int n, bool keep)
 		len += snprintf(text + len, sizeof(tagtext) - len,
 				"+%sbench:%04d\n!bench:%04d=%032d\n",
 				keep ? "@" : "", i, i, i);
-	tags_write(text, len);
+	return len;
+}
+
+/* Give ourselves exactly @n tags bench:NNNN with 32-byte values. */
+static void tag_self(int n, bool keep)
+{
+	tags_write(tagtext, tag_text(n, keep));
 }
 
 /* Children that wait on a pipe: @k of them, inheriting our tags. */
@@ -640,17 +646,68 @@ static void copy_probe_run(void)
 
 static pid_t mem_pids[MEM_CHILDREN];
 
-static long slab_with_children(void)
+/*
+ * What memory_run() reads as well (below): the memory controller's
+ * figures of the bench's group, -1 where there is none.
+ */
+#define CG_ROOT		"/sys/fs/cgroup"
+#define CG_BENCH	CG_ROOT "/ptbench"
+
+/* A field of the group's memory.stat, in bytes, or -1. */
+static long cg_stat(const char *key)
 {
-	long kb;
+	char buf[8192];
+	size_t k = strlen(key);
+	const char *p;
+
+	if (file_read(CG_BENCH "/memory.stat", buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, k) && p[k] == ' ')
+			return strtol(p + k + 1, NULL, 10);
+	return -1;
+}
+
+struct mem_reading {
+	long slab_kb;		/* /proc/meminfo's Slab */
+	long current;		/* the group's memory.current */
+	long cg_slab, cg_stack;	/* its memory.stat slab, kernel_stack */
+	long counter;		/* ptags's memory counter */
+};
+
+static void mem_read(struct mem_reading *m)
+{
+	m->slab_kb = meminfo_kb("Slab:");
+	m->current = file_long(CG_BENCH "/memory.current");
+	m->cg_slab = cg_stat("slab");
+	m->cg_stack = cg_stat("kernel_stack");
+	m->counter = stat_read("memory");
+}
+
+/*
+ * @k children parked: the readings with them into *@with, and, unless
+ * @before is NULL, just before them into *@before.
+ */
+static void mem_with_children(int k, struct mem_reading *before,
+			      struct mem_reading *with)
+{
 	int fd;
 
 	usleep(200000);
-	fd = park_children(MEM_CHILDREN, mem_pids);
+	if (before)
+		mem_read(before);
+	fd = park_children(k, mem_pids);
 	usleep(200000);
-	kb = meminfo_kb("Slab:");
-	release_children(fd, MEM_CHILDREN, mem_pids);
-	return kb;
+	mem_read(with);
+	release_children(fd, k, mem_pids);
+}
+
+static long slab_with_children(void)
+{
+	struct mem_reading m;
+
+	mem_with_children(MEM_CHILDREN, NULL, &m);
+	return m.slab_kb;
 }
 
 static double slab_per_child(void (*tag)(bool on))
@@ -1244,15 +1301,70 @@ static void report_pidfs_xattrs(void)
 	       errno_name(px.userns_err[0]), errno_name(px.userns_err[1]));
 }
 
+/* The read and write rows (main(); BENCH_ONLY=copy). */
+struct rw_rows {
+	double read_us[3], readpath_us, write1_us, write100_us;
+	char self_path[32];
+};
+
+/*
+ * On @fd, our own entry open for reading and writing: reads with 1, 100
+ * and 1000 tags, then one-line and 100-line writes on a 100-tag set; *@w
+ * is left as the 100-line writes left it.
+ */
+static void rw_measure(int fd, struct writes *w, struct rw_rows *rw)
+{
+	static char add[1 << 13], del[1 << 13];
+	size_t la = 0, ld = 0;
+	int i;
+
+	for (i = 0; i < 3; i++) {
+		tag_self(i == 0 ? 1 : i == 1 ? 100 : 1000, false);
+		rw->read_us[i] = measure(op_read, &fd, 200);
+		if (i)
+			continue;
+		snprintf(rw->self_path, sizeof(rw->self_path),
+			 "/proc/ptags/%d", (int)getpid());
+		rw->readpath_us = measure(op_read_path, rw->self_path, 200);
+	}
+	tag_self(100, false);
+	w->fd = fd;
+	w->next = 0;
+	w->text[0] = "+bench:w\n";
+	w->text[1] = "-bench:w\n";
+	w->len[0] = w->len[1] = strlen(w->text[0]);
+	rw->write1_us = measure(op_write, w, 400);
+	for (i = 0; i < 100; i++) {
+		la += snprintf(add + la, sizeof(add) - la, "+bench:x:%03d\n", i);
+		ld += snprintf(del + ld, sizeof(del) - ld, "-bench:x:%03d\n", i);
+	}
+	w->text[0] = add;
+	w->text[1] = del;
+	w->len[0] = la;
+	w->len[1] = ld;
+	w->next = 0;
+	rw->write100_us = measure(op_write, w, 100);
+}
+
+static void rw_report(const struct rw_rows *rw)
+{
+	printf("\nread /proc/ptags/PID:   1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
+	       rw->read_us[0], rw->read_us[1], rw->read_us[2]);
+	printf("open, read, close /proc/ptags/PID of 1 tag: %.2f us\n",
+	       rw->readpath_us);
+	printf("write on a 100-tag set: 1 line %.2f us, 100 lines %.2f us\n",
+	       rw->write1_us, rw->write100_us);
+}
+
 int main(int argc, char **argv)
 {
 	static const int ntags[] = { 1, 10, 100, 1000 };
 	static const int nfork[] = { 1, 100, 1000 };
 	static const int nlist[] = { 10, 1000, 10000 };
 	static pid_t pids[10000];
-	double read_us[3], write1_us, write100_us, list_us[3], write1r_us;
+	double read_us[3], write1_us, list_us[3], write1r_us;
 	double write1_seen_us, readpath_us = 0, relist_us = 0, scope_us[2];
-	char self_path[32];
+	struct rw_rows rw;
 	double worst_no1, worst_noN, worst_r1, worst_r2, worst_rN, worst_g1, worst_gN;
 	pid_t worst;
 	int worst_fd;
@@ -1348,39 +1460,10 @@ int main(int argc, char **argv)
 	fd = open("/proc/ptags/self", O_RDWR);
 	if (fd < 0)
 		fail("open self");
-	for (i = 0; i < 3; i++) {
-		tag_self(i == 0 ? 1 : i == 1 ? 100 : 1000, false);
-		read_us[i] = measure(op_read, &fd, 200);
-		if (i)
-			continue;
-		snprintf(self_path, sizeof(self_path), "/proc/ptags/%d",
-			 (int)getpid());
-		readpath_us = measure(op_read_path, self_path, 200);
-	}
-	tag_self(100, false);
-	w.fd = fd;
-	w.next = 0;
-	w.text[0] = "+bench:w\n";
-	w.text[1] = "-bench:w\n";
-	w.len[0] = w.len[1] = strlen(w.text[0]);
-	write1_us = measure(op_write, &w, 400);
-	{
-		static char add[1 << 13], del[1 << 13];
-		size_t la = 0, ld = 0;
-
-		for (i = 0; i < 100; i++) {
-			la += snprintf(add + la, sizeof(add) - la,
-				       "+bench:x:%03d\n", i);
-			ld += snprintf(del + ld, sizeof(del) - ld,
-				       "-bench:x:%03d\n", i);
-		}
-		w.text[0] = add;
-		w.text[1] = del;
-		w.len[0] = la;
-		w.len[1] = ld;
-		w.next = 0;
-		write100_us = measure(op_write, &w, 100);
-	}
+	rw_measure(fd, &w, &rw);
+	memcpy(read_us, rw.read_us, sizeof(read_us));
+	readpath_us = rw.readpath_us;
+	write1_us = rw.write1_us;
 	/* One change with one watcher: the write, and until it has the event. */
 	{
 		struct watched_writes ww = { .w = w };
@@ -1509,12 +1592,7 @@ int main(int argc, char **argv)
 		}
 		printf("\n");
 	}
-	printf("\nread /proc/ptags/PID:   1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
-	       read_us[0], read_us[1], read_us[2]);
-	printf("open, read, close /proc/ptags/PID of 1 tag: %.2f us\n",
-	       readpath_us);
-	printf("write on a 100-tag set: 1 line %.2f us, 100 lines %.2f us\n",
-	       write1_us, write100_us);
+	rw_report(&rw);
 	printf("one-line write on a 100-tag set by a writer with rights (ptags:bench:add/sub): %.2f us\n",
 	       write1r_us);
 	printf("one-line write on a 100-tag set with a directory watcher, until it has read the event: %.2f us (%.2f us more than the write alone)\n",
