@@ -1301,6 +1301,337 @@ static void report_pidfs_xattrs(void)
 	       errno_name(px.userns_err[0]), errno_name(px.userns_err[1]));
 }
 
+static long median_long(long *v, int n)
+{
+	double d[8];
+	int i;
+
+	for (i = 0; i < n; i++)
+		d[i] = v[i];
+	return spread_of(d, n).med;
+}
+
+/*
+ * Memory by memcg (issue 24): the bench moves into a cgroup v2 group of its
+ * own with the memory controller (CG_BENCH), parks K children there (they
+ * are charged to it: it forks them), and reads the group's memory.current
+ * and memory.stat, /proc/meminfo's Slab and ptags's counter just before
+ * them and with them (mem_with_children(), as the slab figure above).
+ * Configurations: ptags untagged, 1 tag, 100 tags, 100 tags with a
+ * directory watcher that never reads (its events queued), and the BPF
+ * peer untagged, 1 tag, 100 tags.  Then the bench's own set of 1, 100 and
+ * 1000 tags, a read snapshot held open and a listing held open.
+ */
+#define CG_ROUNDS	3
+#define CG_KS		2
+#define CG_CONFIGS	4
+#define CG_FIELDS	5	/* current, cg_slab, cg_stack, Slab, counter */
+
+static const int cg_k[CG_KS] = { 200, 1000 };
+static const char *const cg_field_names[CG_FIELDS] = {
+	"memory.current", "memcg slab", "memcg kernel_stack", "Slab",
+	"ptags counter",
+};
+
+struct cg_table {
+	const char *who;
+	int nconfigs;
+	const char *names[CG_CONFIGS];
+	/* per child, with less before: each round's, then the median */
+	double v[CG_KS][CG_CONFIGS][CG_FIELDS][CG_ROUNDS];
+	double med[CG_KS][CG_CONFIGS][CG_FIELDS];
+};
+
+static struct {
+	int err;		/* why there is no group, 0: there is */
+	const char *failed;	/* the step that failed */
+	struct cg_table ptags;
+#ifdef PTAGS_BPF_PEER
+	struct cg_table peer;
+#endif
+	long set_current[3], set_slab[3], set_counter[3];
+	long snap_current, snap_len, list_current;
+	char cache[256];	/* struct ptags_proc's slab cache */
+} mc;
+
+static int cg_setup(void)
+{
+	char pid[16];
+
+	mc.failed = "mount cgroup2 at " CG_ROOT;
+	if (access(CG_ROOT "/cgroup.controllers", F_OK) &&
+	    mount("cgroup2", CG_ROOT, "cgroup2", 0, NULL))
+		return errno;
+	mc.failed = "+memory in " CG_ROOT "/cgroup.subtree_control";
+	errno = file_write(CG_ROOT "/cgroup.subtree_control", "+memory");
+	if (errno)
+		return errno;
+	mc.failed = "mkdir " CG_BENCH;
+	if (mkdir(CG_BENCH, 0755) && errno != EEXIST)
+		return errno;
+	mc.failed = CG_BENCH "/memory.current";
+	if (access(CG_BENCH "/memory.current", F_OK))
+		return errno;
+	mc.failed = "move into " CG_BENCH;
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	errno = file_write(CG_BENCH "/cgroup.procs", pid);
+	return errno;
+}
+
+static void cg_leave(void)
+{
+	char pid[16];
+
+	snprintf(pid, sizeof(pid), "%d", (int)getpid());
+	if (file_write(CG_ROOT "/cgroup.procs", pid))
+		fail("move back to " CG_ROOT);
+}
+
+static int cg_watch = -1;
+
+/* Configuration @t of ptags: untagged, 1 tag, 100, 100 watched. */
+static void cg_tag_ptags(int t)
+{
+	if (cg_watch >= 0) {
+		close(cg_watch);
+		cg_watch = -1;
+	}
+	if (!t)
+		tags_write("-\n", 2);
+	else
+		tag_self(t == 1 ? 1 : 100, false);
+	if (t == 3)
+		cg_watch = dir_watch();
+}
+
+#ifdef PTAGS_BPF_PEER
+static void cg_tag_peer(int t)
+{
+	peer_tag_self(peer_pidfd, t == 0 ? 0 : t == 1 ? 1 : 100, false);
+}
+#endif
+
+/* Rounds of every K and configuration, interleaved; medians. */
+static void cg_measure(struct cg_table *tb, void (*tag)(int t))
+{
+	struct mem_reading b, w;
+	double d[CG_FIELDS];
+	int r, k, t, f;
+
+	for (r = 0; r < CG_ROUNDS; r++)
+		for (k = 0; k < CG_KS; k++)
+			for (t = 0; t < tb->nconfigs; t++) {
+				tag(t);
+				mem_with_children(cg_k[k], &b, &w);
+				d[0] = w.current - b.current;
+				d[1] = w.cg_slab - b.cg_slab;
+				d[2] = w.cg_stack - b.cg_stack;
+				d[3] = (w.slab_kb - b.slab_kb) * 1024.0;
+				d[4] = w.counter - b.counter;
+				for (f = 0; f < CG_FIELDS; f++)
+					tb->v[k][t][f][r] = d[f] / cg_k[k];
+			}
+	tag(0);
+	for (k = 0; k < CG_KS; k++)
+		for (t = 0; t < tb->nconfigs; t++)
+			for (f = 0; f < CG_FIELDS; f++)
+				tb->med[k][t][f] =
+					spread_of(tb->v[k][t][f], CG_ROUNDS).med;
+}
+
+/* struct ptags_proc's cache: its sizes, and what SLUB merged it with. */
+static void cg_cache(void)
+{
+	const char *d = "/sys/kernel/slab/ptags_proc";
+	char path[96], alias[128];
+	long v[4];
+	int i;
+	static const char *const f[] = {
+		"object_size", "slab_size", "objs_per_slab", "aliases",
+	};
+
+	for (i = 0; i < 4; i++) {
+		snprintf(path, sizeof(path), "%s/%s", d, f[i]);
+		v[i] = file_long(path);
+	}
+	link_read(d, alias, sizeof(alias));
+	snprintf(mc.cache, sizeof(mc.cache),
+		 "object_size %ld, slab_size %ld, %ld per slab, %ld aliases (%s)",
+		 v[0], v[1], v[2], v[3],
+		 *alias ? alias : "a cache of its own");
+}
+
+static void memory_run(void)
+{
+	struct mem_reading b, w;
+	static const int nset[] = { 1, 100, 1000 };
+	long cur[CG_ROUNDS], slab[CG_ROUNDS], cnt[CG_ROUNDS];
+	char buf[4096];
+	int i, r, fd;
+
+	mc.err = cg_setup();
+	if (mc.err)
+		return;
+	module_load("/ptags.ko");
+	cg_cache();
+	mc.ptags = (struct cg_table){
+		.who = "ptags", .nconfigs = 4,
+		.names = { "untagged", "1 tag", "100 tags",
+			   "100 tags, watched" },
+	};
+	cg_measure(&mc.ptags, cg_tag_ptags);
+
+	/* The bench's own set, from untagged: medians of 3. */
+	for (i = 0; i < 3; i++) {
+		for (r = 0; r < CG_ROUNDS; r++) {
+			tags_write("-\n", 2);
+			usleep(200000);
+			mem_read(&b);
+			tag_self(nset[i], false);
+			usleep(200000);
+			mem_read(&w);
+			cur[r] = w.current - b.current;
+			slab[r] = w.cg_slab - b.cg_slab;
+			cnt[r] = w.counter - b.counter;
+		}
+		mc.set_current[i] = median_long(cur, CG_ROUNDS);
+		mc.set_slab[i] = median_long(slab, CG_ROUNDS);
+		mc.set_counter[i] = median_long(cnt, CG_ROUNDS);
+	}
+
+	/* A read of the 1000-tag entry, its snapshot held by the open file. */
+	fd = open("/proc/ptags/self", O_RDONLY);
+	if (fd < 0)
+		fail("open self");
+	usleep(200000);
+	mem_read(&b);
+	mc.snap_len = pread(fd, readbuf, sizeof(readbuf), 0);
+	mem_read(&w);
+	mc.snap_current = w.current - b.current;
+	close(fd);
+
+	/* A listing of 1000 tagged children, started and held open. */
+	tag_self(1, false);
+	i = park_children(1000, mem_pids);
+	fd = open("/proc/ptags", O_RDONLY | O_DIRECTORY);
+	if (fd < 0)
+		fail("open /proc/ptags");
+	usleep(200000);
+	mem_read(&b);
+	if (syscall(SYS_getdents64, fd, buf, sizeof(buf)) < 0)
+		fail("getdents64");
+	mem_read(&w);
+	mc.list_current = w.current - b.current;
+	close(fd);
+	release_children(i, 1000, mem_pids);
+	tags_write("-\n", 2);
+	module_unload("ptags", true);
+
+#ifdef PTAGS_BPF_PEER
+	if (bpf_peer_spawn())
+		fail("bpf_peer_spawn");
+	peer_pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+	if (peer_pidfd < 0)
+		fail("pidfd_open");
+	mc.peer = (struct cg_table){
+		.who = "bpf peer", .nconfigs = 3,
+		.names = { "untagged", "1 tag", "100 tags" },
+	};
+	cg_measure(&mc.peer, cg_tag_peer);
+	peer_count();
+	close(peer_pidfd);
+	bpf_peer_unload();
+#endif
+	cg_leave();
+}
+
+/* What kmalloc() (SLUB, 4 KiB pages) makes of a request of @n bytes. */
+static long kmalloc_size(long n)
+{
+	long s = 8;
+
+	if (n <= 0)
+		return 0;
+	if (n > 8192) {
+		for (s = 4096; s < n; s *= 2)
+			;
+		return s;
+	}
+	if (n > 64 && n <= 96)
+		return 96;
+	if (n > 128 && n <= 192)
+		return 192;
+	while (s < n)
+		s *= 2;
+	return s;
+}
+
+static void cg_table_report(const struct cg_table *tb)
+{
+	int k, t, f;
+
+	for (k = 0; k < CG_KS; k++)
+		for (t = 0; t < tb->nconfigs; t++) {
+			printf("memcg, %s, %s, per child of %d parked:", tb->who,
+			       tb->names[t], cg_k[k]);
+			for (f = 0; f < CG_FIELDS; f++)
+				printf("%s %s %.1f", f ? "," : "",
+				       cg_field_names[f], tb->med[k][t][f]);
+			printf(" bytes\n");
+		}
+	for (k = 0; k < CG_KS; k++)
+		for (t = 1; t < tb->nconfigs; t++) {
+			struct spread s;
+			double v[CG_ROUNDS];
+			int r;
+
+			printf("memcg, %s, %s less untagged, per child of %d parked:",
+			       tb->who, tb->names[t], cg_k[k]);
+			for (f = 0; f < CG_FIELDS; f++) {
+				for (r = 0; r < CG_ROUNDS; r++)
+					v[r] = tb->v[k][t][f][r] -
+					       tb->v[k][0][f][r];
+				s = spread_of(v, CG_ROUNDS);
+				printf("%s %s %.1f [%.1f, %.1f]", f ? "," : "",
+				       cg_field_names[f],
+				       tb->med[k][t][f] - tb->med[k][0][f],
+				       s.lo, s.hi);
+			}
+			printf(" bytes\n");
+		}
+}
+
+static void memory_report(void)
+{
+	static const int nset[] = { 1, 100, 1000 };
+	int i;
+
+	if (mc.err) {
+		printf("memcg: no figures: %s: %s\n\n", mc.failed,
+		       strerror(mc.err));
+		return;
+	}
+	printf("# memcg: the bench in a cgroup v2 group of its own (" CG_BENCH ", +memory), K children parked there; each figure is the reading with them less the reading just before, per child, the median of %d rounds (the \"less untagged\" lines: round by round, median [lowest, highest])\n",
+	       CG_ROUNDS);
+	printf("# memcg: memory.current counts pages charged to the group (page granularity, and up to 64 pages per CPU charged ahead of use), including the children's own kernel stacks, task structs, page tables and pipe ends: per child it is mostly the child itself, so the figure that matters is tagged less untagged; memory.stat splits out slab and kernel_stack; Slab is /proc/meminfo's, the whole machine's, in kB; the ptags counter is /sys/module/ptags/stats/memory\n");
+	printf("# memcg: an entry a fork takes comes from ptags's per-CPU reserve (module/table/table.c), whose refill is not charged to a memory cgroup; sets, snapshots and listings are allocated with GFP_KERNEL_ACCOUNT\n");
+	printf("memcg: struct ptags_proc's slab cache: %s\n", mc.cache);
+	cg_table_report(&mc.ptags);
+	for (i = 0; i < 3; i++)
+		printf("memcg, the bench's own set of %4d tags (32-byte values), from untagged, median of %d: memory.current %ld, memcg slab %ld, ptags counter %ld bytes (kmalloc of the counter less one %d-byte entry: %ld bytes)\n",
+		       nset[i], CG_ROUNDS, mc.set_current[i], mc.set_slab[i],
+		       mc.set_counter[i], PROC_ENTRY_BYTES,
+		       kmalloc_size(mc.set_counter[i] - PROC_ENTRY_BYTES));
+	printf("memcg, a read of a 1000-tag entry (%ld bytes) with its snapshot held by the open file: memory.current %ld bytes (kmalloc of the text: %ld)\n",
+	       mc.snap_len, mc.snap_current, kmalloc_size(mc.snap_len));
+	printf("memcg, a listing of /proc/ptags with 1000 tagged children, one getdents64 of 4 KiB, held open: memory.current %ld bytes\n",
+	       mc.list_current);
+#ifdef PTAGS_BPF_PEER
+	cg_table_report(&mc.peer);
+#endif
+	printf("\n");
+}
+
 /* The read and write rows (main(); BENCH_ONLY=copy). */
 struct rw_rows {
 	double read_us[3], readpath_us, write1_us, write100_us;
@@ -1356,6 +1687,17 @@ static void rw_report(const struct rw_rows *rw)
 	       rw->write1_us, rw->write100_us);
 }
 
+static int mem_main(void)
+{
+	memset(tagtext, 1, sizeof(tagtext));
+	memset(readbuf, 1, sizeof(readbuf));
+	memset(mem_pids, 1, sizeof(mem_pids));
+	memory_run();
+	memory_report();
+	printf("bench: done (BENCH_ONLY=mem: memory by memcg only)\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const int ntags[] = { 1, 10, 100, 1000 };
@@ -1374,12 +1716,19 @@ int main(int argc, char **argv)
 	struct spread r;
 	char name[40];
 	struct writes w;
-	const char *smoke;
+	const char *smoke, *only;
 	int i, k, fd, op;
 
 	if (argc > 1 && !strcmp(argv[1], "--noop"))
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	only = getenv("BENCH_ONLY");
+	if (only && !strcmp(only, "mem"))
+		return mem_main();
+	if (only && *only) {
+		printf("bench: BENCH_ONLY=%s: not smp, copy or mem\n", only);
+		return 1;
+	}
 	smoke = getenv("BENCH_SMOKE_ONLY");
 	if (smoke && *smoke && strcmp(smoke, "0")) {
 #ifdef PTAGS_BPF_PEER
@@ -1560,6 +1909,7 @@ int main(int argc, char **argv)
 	slab_noise = slab_per_child(tag_nothing);
 	copy_probe_run();
 	bench_pidfs_xattrs();
+	memory_run();
 
 	/* Report. */
 	for (op = 0; op < NR_OPS; op++) {
@@ -1712,6 +2062,7 @@ int main(int argc, char **argv)
 		target(met, what, worst, 0.5);
 	}
 #endif
+	memory_report();
 	printf("bench: done, %d target(s) missed\n", failures);
 	return 0;
 }
