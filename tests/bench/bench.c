@@ -1632,6 +1632,441 @@ static void memory_report(void)
 	printf("\n");
 }
 
+/*
+ * BENCH_ONLY=smp: four vCPUs, multi-threaded TCG, no icount (guest-test.sh
+ * BENCH_ONLY=smp): wall-clock times, on a host that may have fewer CPUs
+ * than the guest (its count comes as pthostcpus= on the command line).
+ * SMP_ROUNDS rounds; in each, base (ptags not loaded), then ptags loaded
+ * with each configuration, then base again; a ratio is to the mean of the
+ * two bases around it, as in main()'s table.  Measured, each the median of
+ * 3 runs: a fork storm (SMP_CPUS threads of one process, each forking,
+ * exiting and waiting STORM_N times: they share the process's set), a
+ * "shell loop" (EXEC_N fork+execve+wait of this program, which exits at
+ * once, one after the other) and a "make -j4" (SMP_CPUS processes each
+ * running such a loop at once), all in a child of the bench; and writers.
+ * ptags is loaded and unloaded only while the bench runs alone (see
+ * guest-test.sh on multi-threaded TCG and code patching).
+ */
+#define SMP_CPUS	4
+#define SMP_ROUNDS	5
+#define STORM_N		100
+#define EXEC_N		25
+#define WRITES_N	200	/* "+wN", "-wN" pairs per writer */
+#define LEVEL_DIR	"/lvl1"
+
+enum { SM_STORM, SM_SHELL, SM_MAKE, NR_SM };
+static const char *const sm_names[NR_SM] = {
+	"fork storm, 4 threads of one process",
+	"shell loop stand-in, fork+exec+wait",
+	"make -j4 stand-in, 4 exec loops",
+};
+
+static void *storm_thread(void *arg)
+{
+	int i;
+
+	for (i = 0; i < STORM_N; i++)
+		op_fork(arg);
+	return NULL;
+}
+
+/* Wall time per fork of the storm. */
+static double fork_storm(void)
+{
+	pthread_t t[SMP_CPUS];
+	double t0 = now_us();
+	int i;
+
+	for (i = 0; i < SMP_CPUS; i++)
+		if (pthread_create(&t[i], NULL, storm_thread, NULL))
+			fail("pthread_create");
+	for (i = 0; i < SMP_CPUS; i++)
+		pthread_join(t[i], NULL);
+	return (now_us() - t0) / (SMP_CPUS * STORM_N);
+}
+
+static void fork_exec(void)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		fail("fork");
+	if (!pid) {
+		execve(BENCH_PATH, noop_argv, environ);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status)) {
+		errno = 0;
+		fail("fork+exec of " BENCH_PATH " --noop");
+	}
+}
+
+/* Wall time per exec of EXEC_N, one after the other. */
+static double exec_loop(void)
+{
+	double t0 = now_us();
+	int i;
+
+	for (i = 0; i < EXEC_N; i++)
+		fork_exec();
+	return (now_us() - t0) / EXEC_N;
+}
+
+/*
+ * @n processes started at once, each returning @fn(@i, @arg): the wall
+ * time from their start to the last result; *@mean, their results' mean.
+ */
+static double gang(int n, double (*fn)(int i, void *arg), void *arg,
+		   double *mean)
+{
+	int go[2], res[2], i;
+	pid_t pids[SMP_CPUS];
+	double t0, v, sum = 0;
+	char c;
+
+	if (n > SMP_CPUS || pipe(go) || pipe(res))
+		fail("gang");
+	for (i = 0; i < n; i++) {
+		pids[i] = fork();
+		if (pids[i] < 0)
+			fail("fork");
+		if (!pids[i]) {
+			close(go[1]);
+			close(res[0]);
+			if (read(go[0], &c, 1) < 0)
+				_exit(1);
+			v = fn(i, arg);
+			_exit(write(res[1], &v, sizeof(v)) != sizeof(v));
+		}
+	}
+	close(go[0]);
+	close(res[1]);
+	t0 = now_us();
+	close(go[1]);
+	for (i = 0; i < n; i++) {
+		if (read(res[0], &v, sizeof(v)) != sizeof(v))
+			fail("a gang member failed");
+		sum += v;
+	}
+	t0 = now_us() - t0;
+	close(res[0]);
+	for (i = 0; i < n; i++)
+		reap(pids[i]);
+	if (mean)
+		*mean = sum / n;
+	return t0;
+}
+
+static double exec_worker(int i, void *arg)
+{
+	return exec_loop();
+}
+
+static double make_j4(void)
+{
+	return gang(SMP_CPUS, exec_worker, NULL, NULL) / (SMP_CPUS * EXEC_N);
+}
+
+static double median3(double (*fn)(void))
+{
+	double v[3];
+	int i;
+
+	for (i = 0; i < 3; i++)
+		v[i] = fn();
+	return spread_of(v, 3).med;
+}
+
+struct smp_run {
+	int level;		/* 1: tagged at a level of its own */
+	int tags;		/* at that level; 0: as the bench is */
+	bool keep, watch;
+};
+
+/* A user and mount namespace, ptags mounted level=own, @n tags there. */
+static void level_own(int n, bool keep)
+{
+	int fd;
+	size_t len;
+
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) ||
+	    file_write("/proc/self/setgroups", "deny") ||
+	    file_write("/proc/self/uid_map", "0 0 1") ||
+	    file_write("/proc/self/gid_map", "0 0 1") ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) ||
+	    mount("tmpfs", LEVEL_DIR, "tmpfs", 0, NULL) ||
+	    mkdir(LEVEL_DIR "/p", 0755) ||
+	    mount("ptags", LEVEL_DIR "/p", "ptags", 0, "level=own"))
+		fail("a user namespace with ptags mounted level=own");
+	len = tag_text(n, keep);
+	fd = open(LEVEL_DIR "/p/self", O_WRONLY);
+	if (fd < 0 || write(fd, tagtext, len) != (ssize_t)len)
+		fail("tag ourselves at level 1");
+	close(fd);
+}
+
+static void smp_runner(void *arg, void *res)
+{
+	const struct smp_run *sr = arg;
+	double *v = res;
+	int in = -1;
+
+	if (sr->level)
+		level_own(sr->tags, sr->keep);
+	if (sr->watch)
+		in = dir_watch();
+	v[SM_STORM] = median3(fork_storm);
+	v[SM_SHELL] = median3(exec_loop);
+	v[SM_MAKE] = median3(make_j4);
+	if (in >= 0)
+		close(in);
+}
+
+#define SMP_CONFIGS	8
+
+static struct smp_config {
+	char name[48];
+	double us[SMP_ROUNDS][NR_SM];
+	double base[SMP_ROUNDS][NR_SM];
+} smp_configs[SMP_CONFIGS];
+static int smp_nconfigs, smp_npending;
+static double smp_base_before[NR_SM];
+static double smp_bases[SMP_ROUNDS + 1][NR_SM];
+static int smp_nbases;
+
+static void smp_measure(const struct smp_run *sr, double *v)
+{
+	if (!in_child(smp_runner, (void *)sr, v, NR_SM * sizeof(*v))) {
+		errno = 0;
+		fail("a measurement of the smp bench");
+	}
+}
+
+static void smp_config(const char *name, const struct smp_run *sr)
+{
+	struct smp_config *c = NULL;
+	int i;
+
+	for (i = 0; i < smp_nconfigs; i++)
+		if (!strcmp(smp_configs[i].name, name))
+			c = &smp_configs[i];
+	if (!c) {
+		if (smp_nconfigs == SMP_CONFIGS) {
+			errno = 0;
+			fail("too many smp configurations");
+		}
+		c = &smp_configs[smp_nconfigs++];
+		snprintf(c->name, sizeof(c->name), "%s", name);
+	}
+	smp_measure(sr, c->us[round_no]);
+	smp_npending++;
+	printf("# smp round %d: measured %s\n", round_no + 1, name);
+}
+
+static void smp_base(void)
+{
+	static const struct smp_run none;
+	double b[NR_SM];
+	int i, m;
+
+	smp_measure(&none, b);
+	/* The configurations measured since the last base: the last ones. */
+	for (i = smp_nconfigs - smp_npending; i < smp_nconfigs; i++)
+		for (m = 0; m < NR_SM; m++)
+			smp_configs[i].base[round_no][m] =
+				(smp_base_before[m] + b[m]) / 2;
+	smp_npending = 0;
+	memcpy(smp_base_before, b, sizeof(b));
+	memcpy(smp_bases[smp_nbases++], b, sizeof(b));
+}
+
+/* Writers: per-write time, each round; [0] 1 own, [1] 4 own, [2] 1 to a shared target, [3] 4 to it. */
+static double smp_writes[4][SMP_ROUNDS];
+
+struct wr_target {
+	char path[32];
+};
+
+static double writer(int i, void *arg)
+{
+	const struct wr_target *t = arg;
+	char add[16], del[16];
+	int fd, j, la, ld;
+	double t0;
+
+	la = snprintf(add, sizeof(add), "+w%d\n", i);
+	ld = snprintf(del, sizeof(del), "-w%d\n", i);
+	fd = open(t->path, O_WRONLY);
+	if (fd < 0)
+		fail(t->path);
+	t0 = now_us();
+	for (j = 0; j < WRITES_N; j++)
+		if (write(fd, add, la) != la || write(fd, del, ld) != ld)
+			fail("a writer's write");
+	t0 = now_us() - t0;
+	close(fd);
+	return t0 / (2 * WRITES_N);
+}
+
+static void smp_writers(void)
+{
+	struct wr_target own = { .path = "/proc/ptags/self" }, shared;
+	double mean;
+	pid_t target;
+	int fd, k;
+
+	fd = park_children(1, &target);
+	snprintf(shared.path, sizeof(shared.path), "/proc/ptags/%d",
+		 (int)target);
+	for (k = 0; k < 4; k++) {
+		gang(k % 2 ? SMP_CPUS : 1, writer, k < 2 ? &own : &shared,
+		     &mean);
+		smp_writes[k][round_no] = mean;
+	}
+	release_children(fd, 1, &target);
+}
+
+static struct spread smp_ratio(const struct smp_config *c, int m)
+{
+	double v[SMP_ROUNDS];
+	int r;
+
+	for (r = 0; r < SMP_ROUNDS; r++)
+		v[r] = c->us[r][m] / c->base[r][m];
+	return spread_of(v, SMP_ROUNDS);
+}
+
+static int smp_main(void)
+{
+	/* Level 0: the runner has the bench's tags. */
+	static const struct smp_run level0, watched = { .watch = true },
+		level1 = { .level = 1, .tags = 100, .keep = true };
+	char cmd[4096], *p;
+	long host = -1;
+	double v[SMP_ROUNDS], w[SMP_ROUNDS];
+	struct spread s, b;
+	int i, m, r;
+
+	if (file_read("/proc/cmdline", cmd, sizeof(cmd)) > 0 &&
+	    (p = strstr(cmd, "pthostcpus=")))
+		host = strtol(p + 11, NULL, 10);
+	printf("# smp: %ld vCPUs, multi-threaded TCG without icount, on a host with %ld CPUs%s: every time here is wall clock, shared with whatever else the host runs, so noisy; %d rounds, base before and after each round's configurations\n",
+	       sysconf(_SC_NPROCESSORS_ONLN), host,
+	       host >= 0 && host < SMP_CPUS ? " (fewer than the vCPUs)" : "",
+	       SMP_ROUNDS);
+	printf("# smp: the shell loop and make -j4 are stand-ins (the guest has no shell or make that runs programs of its own: a static initramfs): fork+execve+wait of this program, which exits at once, %d times one after the other, and in %d processes at once; not Debian's dash and make\n",
+	       EXEC_N, SMP_CPUS);
+	if (mkdir(LEVEL_DIR, 0755) && errno != EEXIST)
+		fail("mkdir " LEVEL_DIR);
+	memset(tagtext, 1, sizeof(tagtext));
+	/* Warm up, as main() does. */
+	for (i = 0; i < 2; i++) {
+		static const struct smp_run none;
+
+		smp_measure(&none, v);
+	}
+	round_no = 0;
+	smp_base();
+	for (round_no = 0; round_no < SMP_ROUNDS; round_no++) {
+		module_load("/ptags.ko");
+		smp_config("ptags, untagged", &level0);
+		tag_self(1, false);
+		smp_config("ptags, 1 tag", &level0);
+		tag_self(100, false);
+		smp_config("ptags, 100 tags", &level0);
+		smp_writers();
+		tag_self(100, true);
+		smp_config("ptags, 100 tags kept", &level0);
+		tag_self(100, false);
+		smp_config("ptags, 100 tags, watched", &watched);
+		tags_write("-\n", 2);
+		smp_config("ptags, level 1: 100 tags kept", &level1);
+		module_unload("ptags", true);
+		smp_base();
+	}
+	round_no = SMP_ROUNDS - 1;
+
+	printf("\nsmp: %d rounds; per configuration and operation: the median wall time over the rounds, and its ratio to the base measured around it in each round, median [lowest, highest]\n",
+	       SMP_ROUNDS);
+	printf("%-30s", "configuration");
+	for (m = 0; m < NR_SM; m++)
+		printf(" | %-44s", sm_names[m]);
+	printf("\n%-30s", "base");
+	for (m = 0; m < NR_SM; m++) {
+		{
+			double all[SMP_ROUNDS + 1], rel[SMP_ROUNDS + 1];
+
+			for (i = 0; i < smp_nbases; i++)
+				all[i] = rel[i] = smp_bases[i][m];
+			b = spread_of(all, smp_nbases);
+			for (i = 0; i < smp_nbases; i++)
+				rel[i] /= b.med;
+			s = spread_of(rel, smp_nbases);
+		}
+		printf(" | %9.1f us x1 [%.4f, %.4f]", b.med, s.lo, s.hi);
+		if (m == SM_STORM)
+			printf(" %7.0f forks/s", 1e6 / b.med);
+		else
+			printf(" %7.0f execs/s", 1e6 / b.med);
+	}
+	printf(" (%d base runs: each / their median)\n", smp_nbases);
+	for (i = 0; i < smp_nconfigs; i++) {
+		const struct smp_config *c = &smp_configs[i];
+
+		printf("%-30s", c->name);
+		for (m = 0; m < NR_SM; m++) {
+			for (r = 0; r < SMP_ROUNDS; r++)
+				v[r] = c->us[r][m];
+			b = spread_of(v, SMP_ROUNDS);
+			s = smp_ratio(c, m);
+			printf(" | %9.1f us x%.4f [%.4f, %.4f] %7.0f %s/s",
+			       b.med, s.med, s.lo, s.hi, 1e6 / b.med,
+			       m == SM_STORM ? "forks" : "execs");
+		}
+		printf("\n");
+	}
+	printf("\nsmp writers, per write (\"+wN\" and \"-wN\" in turn, each writer its own tag; the bench's 100 tags inherited), median over the rounds [lowest, highest]:\n");
+	for (i = 0; i < 4; i++) {
+		static const char *const what[] = {
+			"1 process, to its own entry",
+			"4 processes at once, each to its own entry",
+			"1 process, to another process's entry",
+			"4 processes at once, to that one entry",
+		};
+
+		memcpy(v, smp_writes[i], sizeof(v));
+		s = spread_of(v, SMP_ROUNDS);
+		printf("smp writers, %-44s %8.2f us [%.2f, %.2f]", what[i],
+		       s.med, s.lo, s.hi);
+		if (i % 2) {
+			for (r = 0; r < SMP_ROUNDS; r++)
+				w[r] = smp_writes[i][r] / smp_writes[i - 1][r];
+			b = spread_of(w, SMP_ROUNDS);
+			printf(", x%.4f [%.4f, %.4f] of 1 process alone",
+			       b.med, b.lo, b.hi);
+		}
+		printf("\n");
+	}
+	printf("\n");
+	for (i = 0; i < smp_nconfigs; i++) {
+		const struct smp_config *c = &smp_configs[i];
+		char what[80];
+
+		if (strcmp(c->name, "ptags, 1 tag") &&
+		    strcmp(c->name, "ptags, 100 tags"))
+			continue;
+		s = smp_ratio(c, SM_STORM);
+		snprintf(what, sizeof(what),
+			 "fork storm on 4 vCPUs, %s / base <= 1.02",
+			 c->name + 7);
+		target(s.hi <= 1.02, what, s.hi, 1.02);
+	}
+	printf("bench: done, %d target(s) missed\n", failures);
+	return 0;
+}
+
 /* The read and write rows (main(); BENCH_ONLY=copy). */
 struct rw_rows {
 	double read_us[3], readpath_us, write1_us, write100_us;
@@ -1723,6 +2158,8 @@ int main(int argc, char **argv)
 		return 0;
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	only = getenv("BENCH_ONLY");
+	if (only && !strcmp(only, "smp"))
+		return smp_main();
 	if (only && !strcmp(only, "mem"))
 		return mem_main();
 	if (only && *only) {
