@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # The build half of scripts/guest-test.sh, sourced by it (its variables:
-# repo, BUILD, KVER, arch, bench, scale, smoke, TESTS, MODTREE, MODSRC,
+# repo, BUILD, KVER, arch, bench, scale, smoke, only, TESTS, MODTREE, MODSRC,
 # GUEST_TESTS, GUEST_BINS, kmake, umake; its functions msg, check, fatal).
 #
 #   guest_kernel     the image to boot (vmlinuz) and the headers to build
