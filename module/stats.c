@@ -86,6 +86,17 @@ int ptags_stats_init(void)
 	return err;
 }
 
+/* A counter computed elsewhere (table/table.c: longest_chain). */
+int ptags_stats_add(const struct attribute *attr)
+{
+	return sysfs_create_file(ptags_stats_kobj, attr);
+}
+
+void ptags_stats_remove(const struct attribute *attr)
+{
+	sysfs_remove_file(ptags_stats_kobj, attr);
+}
+
 void ptags_stats_uninit(void)
 {
 	sysfs_remove_group(ptags_stats_kobj, &ptags_stats_group);

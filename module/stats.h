@@ -8,6 +8,8 @@
 
 #include <linux/atomic.h>
 
+struct attribute;
+
 struct ptags_stats {
 	atomic64_t live_sets;
 	atomic64_t tagged_processes;
@@ -30,6 +32,8 @@ extern unsigned int ptags_max_levels;
 
 int ptags_stats_init(void);
 void ptags_stats_uninit(void);
+int ptags_stats_add(const struct attribute *attr);
+void ptags_stats_remove(const struct attribute *attr);
 
 static inline void ptags_count(atomic64_t *counter, long delta)
 {

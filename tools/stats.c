@@ -30,6 +30,7 @@ static const struct {
 	{ "inherited", "Forks that received tags", 1 },
 	{ "killed", "Processes killed by the fail-closed rule (SPEC 9)", 1 },
 	{ "live_sets", "Tag sets in memory", 0 },
+	{ "longest_chain", "Entries on the process table's fullest bucket chain", 0 },
 	{ "memory", "Bytes of kernel memory held for tag sets and process entries", 0 },
 	{ "pruned", "Execs that removed tags", 1 },
 	{ "refused", "Writes to /proc/ptags that failed", 1 },

@@ -32,6 +32,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/hash.h>
+#include <linux/kobject.h>
 #include <linux/llist.h>
 #include <linux/math64.h>
 #include <linux/mm.h>
@@ -43,6 +44,7 @@
 #include <linux/sched.h>
 #include <linux/sched/signal.h>
 #include <linux/slab.h>
+#include <linux/sysfs.h>
 #include <linux/user_namespace.h>
 #include <linux/workqueue.h>
 
@@ -730,10 +732,40 @@ void ptags_task_exit(struct task_struct *task)
 	ptags_sig_remove(task->signal);
 }
 
+/*
+ * stats/longest_chain: the entries on the fullest bucket's chain, counted
+ * now (the worst case of every lookup; issue 24).  It walks every bucket,
+ * so the file is root's only; bounded by the table and the processes.
+ */
+static ssize_t longest_chain_show(struct kobject *kobj,
+				  struct kobj_attribute *attr, char *buf)
+{
+	struct hlist_bl_node *pos;
+	struct ptags_proc *proc;
+	unsigned long n, most = 0;
+	unsigned int i;
+
+	for (i = 0; i < 1U << ptags_table_bits; i++) {
+		n = 0;
+		rcu_read_lock();
+		hlist_bl_for_each_entry_rcu(proc, pos, &ptags_table[i], node)
+			n++;
+		rcu_read_unlock();
+		most = max(most, n);
+		if (!(i & 1023))
+			cond_resched();
+	}
+	return sysfs_emit(buf, "%lu\n", most);
+}
+
+static struct kobj_attribute ptags_attr_longest_chain =
+	__ATTR(longest_chain, 0400, longest_chain_show, NULL);
+
 int ptags_table_init(void)
 {
 	struct ptags_pool *pool;
 	unsigned int cpu, i;
+	int err;
 
 	if (!ptags_table_bits)
 		ptags_table_bits = ptags_table_bits_auto();
@@ -763,7 +795,10 @@ int ptags_table_init(void)
 	}
 	INIT_WORK(&ptags_refill_work, ptags_refill);
 	ptags_refill(&ptags_refill_work);
-	return 0;
+	err = ptags_stats_add(&ptags_attr_longest_chain.attr);
+	if (err)
+		ptags_table_uninit();	/* which finds the table empty */
+	return err;
 }
 
 /*
@@ -777,6 +812,7 @@ void ptags_table_uninit(void)
 	struct ptags_pool *pool;
 	unsigned int cpu, i;
 
+	ptags_stats_remove(&ptags_attr_longest_chain.attr);
 	cancel_work_sync(&ptags_refill_work);
 	/* No file system is left, so the worker only frees what it holds. */
 	flush_work(&ptags_watch_work);

@@ -25,16 +25,21 @@ static int unload(void)
 	return syscall(SYS_delete_module, "ptags", O_NONBLOCK) ? errno : 0;
 }
 
-static int load(void)
+static int load_with(const char *params)
 {
 	int fd = open("/ptags.ko", O_RDONLY | O_CLOEXEC), err = 0;
 
 	if (fd < 0)
 		return errno;
-	if (syscall(SYS_finit_module, fd, "", 0))
+	if (syscall(SYS_finit_module, fd, params, 0))
 		err = errno;
 	close(fd);
 	return err;
+}
+
+static int load(void)
+{
+	return load_with("");
 }
 
 static bool exists(const char *path)
@@ -373,6 +378,64 @@ static void test_load_order(void)
 		die("unload after test_load_order");
 }
 
+#define CHAIN_KIDS 40
+
+/*
+ * stats/longest_chain (issue 24): the entries in the table's longest
+ * bucket chain, counted at the read.  With table_bits=4 (16 buckets), 40
+ * tagged processes must put at least 3 in one bucket.  Called unloaded;
+ * returns unloaded.
+ */
+static void test_chains(void)
+{
+	long none, most, after;
+	pid_t kids[CHAIN_KIDS];
+	struct stat st;
+	int w[CHAIN_KIDS], i, err, tagged = 0;
+	char c;
+
+	err = load_with("table_bits=4");
+	ok(err == 0 && pt_param("table_bits") == 4,
+	   "issue 24: loads with table_bits=4 (%s)", strerror(err));
+	if (err)
+		return;
+	none = pt_stat("longest_chain");
+	for (i = 0; i < CHAIN_KIDS; i++) {
+		int p[2];
+
+		if (pipe2(p, O_CLOEXEC))
+			die("pipe");
+		kids[i] = tap_fork();
+		if (kids[i] == 0) {
+			while (i--)
+				close(w[i]);	/* only the parent holds them */
+			close(p[1]);
+			_exit(read(p[0], &c, 1) < 0);
+		}
+		close(p[0]);
+		w[i] = p[1];
+		tagged += pt_write(kids[i], "+chain\n") == 0;
+	}
+	most = pt_stat("longest_chain");
+	for (i = 0; i < CHAIN_KIDS; i++) {
+		close(w[i]);
+		wait_exit(kids[i]);
+	}
+	after = pt_stat("longest_chain");
+	ok(none == 0, "issue 24: stats/longest_chain reads 0 with nothing tagged (%ld)", none);
+	ok(tagged == CHAIN_KIDS && most >= (CHAIN_KIDS + 15) / 16 && most <= CHAIN_KIDS,
+	   "issue 24: %d tagged processes in 16 buckets: the longest chain holds %d to %d (%ld)",
+	   tagged, (CHAIN_KIDS + 15) / 16, CHAIN_KIDS, most);
+	ok(after == 0, "issue 24: and 0 again once they exited (%ld)", after);
+	if (stat("/sys/module/ptags/stats/longest_chain", &st))
+		st.st_mode = 0;
+	ok((st.st_mode & 0777) == 0400,
+	   "issue 24: longest_chain walks every bucket, so only root reads it (mode %o)",
+	   st.st_mode & 0777);
+	if (umount2("/proc/ptags", 0) || unload())
+		die("unload after test_chains");
+}
+
 /* A child that blocks until its pipe closes, then exits @code. */
 static pid_t sleeper(int *wfd)
 {
@@ -530,6 +593,8 @@ int main(void)
 	ok(err == 0, "SPEC §3.1: after the last file closes the module can be removed (%s)", strerror(err));
 	if (err == 0)
 		test_load_order();
+	if (err == 0)
+		test_chains();
 	if (err == 0) {
 		err = load();
 		ok(err == 0 && mounted_ptags("/proc/ptags"), "SPEC §3.1: loaded and mounted again (%s)",
