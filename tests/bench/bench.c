@@ -2213,6 +2213,7 @@ int main(int argc, char **argv)
 	double write1_seen_us, readpath_us = 0, relist_us = 0, scope_us[2];
 	struct rw_rows rw;
 	double worst_no1, worst_noN, worst_r1, worst_r2, worst_rN, worst_g1, worst_gN;
+	double worst_noM, worst_rM, worst_gM;
 	pid_t worst;
 	int worst_fd;
 	long mem_set[4], bytes_set[4], mem0, mem_parent, mem_children;
@@ -2360,12 +2361,16 @@ int main(int argc, char **argv)
 	worst = worst_target(4000, &worst_fd);
 	worst_no1 = worst_write(worst, "", "-\n", 1);
 	worst_noN = worst_write(worst, "", "-\n", 10001);
+	/* And a whole max_write of each: measured, not extrapolated. */
+	worst_noM = worst_write(worst, "", "-\n", WORST_MAX_WRITE / 2);
 	worst_r1 = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
 			       "+@\n", 1);
 	worst_r2 = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
 			       "+@\n", 2);
 	worst_rN = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
 			       "+@\n", 101);
+	worst_rM = worst_write(worst, "+ptags:app:add\n+ptags:app:others\n",
+			       "+@\n", WORST_MAX_WRITE / 3);
 	/* Every tag kept first, so that "+@" lines look at all, change none. */
 	{
 		char path[64];
@@ -2378,6 +2383,8 @@ int main(int argc, char **argv)
 	}
 	worst_g1 = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 1);
 	worst_gN = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n", 101);
+	worst_gM = worst_write(worst, "+ptags:add\n+ptags:others\n", "+@\n",
+			       WORST_MAX_WRITE / 3);
 	release_children(worst_fd, 1, &worst);
 	free(worst_buf);
 
@@ -2459,17 +2466,15 @@ int main(int argc, char **argv)
 	printf("watch worst case: a one-line write at one's own level with %d watched instances of it (the most a level and pid namespace may have), until all %d events are read: %.2f us; with 1 watched instance: %.2f us (%.2f us per further instance; a process is in at most 33 pid namespaces)\n",
 	       WATCH_SCOPE_MAX, WATCH_SCOPE_MAX, scope_us[0], scope_us[1],
 	       (scope_us[0] - scope_us[1]) / (WATCH_SCOPE_MAX - 1));
-	printf("worst-case write, no right, \"-\" lines over 4000 names of 1000 bytes: 1 line %.1f us, 10001 lines %.1f us: %.3f us per further line, 1 MiB (524288 lines) ~ %.1f ms\n",
+	printf("worst-case write, no right, \"-\" lines over 4000 names of 1000 bytes: 1 line %.1f us, 10001 lines %.1f us (%.3f us per further line), 1 MiB (%d lines) %.1f ms\n",
 	       worst_no1, worst_noN, (worst_noN - worst_no1) / 10000,
-	       (worst_no1 + (worst_noN - worst_no1) / 10000 * 524287) / 1000);
-	printf("worst-case write, ptags:app:add+others, \"+@\" lines over the same: 1 line %.1f us, 2 lines %.1f us, 101 lines %.1f us: %.3f us per further line, 1 MiB (349525 lines) ~ %.1f ms\n",
-	       worst_r1, worst_r2, worst_rN,
-	       worst_rN > 0 ? (worst_rN - worst_r1) / 100 : (worst_r2 - worst_r1),
-	       (worst_r1 + (worst_rN > 0 ? (worst_rN - worst_r1) / 100 :
-			    (worst_r2 - worst_r1)) * 349524) / 1000);
-	printf("worst-case write, ptags:add+others, \"+@\" lines over the same: 1 line %.1f us, 101 lines %.1f us: %.3f us per further line, 1 MiB (349525 lines) ~ %.1f ms\n",
+	       WORST_MAX_WRITE / 2, worst_noM / 1000);
+	printf("worst-case write, ptags:app:add+others, \"+@\" lines over the same: 1 line %.1f us, 2 lines %.1f us, 101 lines %.1f us (%.3f us per further line), 1 MiB (%d lines) %.1f ms\n",
+	       worst_r1, worst_r2, worst_rN, (worst_rN - worst_r1) / 100,
+	       WORST_MAX_WRITE / 3, worst_rM / 1000);
+	printf("worst-case write, ptags:add+others, \"+@\" lines over the same: 1 line %.1f us, 101 lines %.1f us (%.3f us per further line), 1 MiB (%d lines) %.1f ms\n",
 	       worst_g1, worst_gN, (worst_gN - worst_g1) / 100,
-	       (worst_g1 + (worst_gN - worst_g1) / 100 * 349524) / 1000);
+	       WORST_MAX_WRITE / 3, worst_gM / 1000);
 	printf("list /proc/ptags:       10 tagged %.1f us, 1000 tagged %.1f us, 10000 tagged %.1f us\n",
 	       list_us[0], list_us[1], list_us[2]);
 	printf("list /proc/ptags again on an open descriptor (lseek to 0, getdents64 to the end), 10 tagged: %.2f us (read of a 1-tag entry on an open descriptor: %.2f us)\n",
