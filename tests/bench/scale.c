@@ -9,7 +9,11 @@
  * /proc/ptags/PID), a read of one entry, a listing of /proc/ptags,
  * `ptags ps` of the shared tag, and what the kernel holds per process.
  * Then the 100 000 again with a sixteenth of the buckets: chains sixteen
- * times as long as with the default table (24 entries in the 12 GiB guest).
+ * times as long as with the default table (24 entries in the 12 GiB guest),
+ * and with the fewest the module takes (table_bits=4: 16 chains of about
+ * 6 250).  Each row reads stats/longest_chain; "read" is of the newest
+ * entry, at the head of its chain, "tail" of the holder's, the oldest
+ * entry of its bucket, so the last of its chain.
  *
  * The sleepers are processes (each its own signal_struct: what the table
  * keys on) made with clone(CLONE_VM | ...) by a holder process: they share
@@ -157,8 +161,9 @@ struct row {
 	int alive;
 	bool tagged, again;
 	unsigned int bits;
-	double fork_us, fork_tagged_us, lookup_us, read_us, list_us, ps_us;
-	long ptags_bytes, mem_kb;
+	double fork_us, fork_tagged_us, lookup_us, read_us, tail_us, list_us;
+	double ps_us;
+	long ptags_bytes, mem_kb, longest;
 };
 
 static struct row rows[16];
@@ -182,6 +187,7 @@ static void run_row(int alive, bool tagged, bool again, unsigned int bits)
 	holder_start(&h, alive, tagged);
 	r->mem_kb = kernel_kb() - mem0;
 	r->ptags_bytes = stat_read("memory") - bytes0;
+	r->longest = stat_read("longest_chain");
 
 	/* Fewer calls where a call costs more: the same guest time. */
 	n = alive >= 10000 ? 3 : 20;
@@ -196,6 +202,12 @@ static void run_row(int alive, bool tagged, bool again, unsigned int bits)
 	if (fd < 0)
 		fail("open the last sleeper's entry");
 	r->read_us = measure(op_read, &fd, 200);
+	close(fd);
+	snprintf(path, sizeof(path), "/proc/ptags/%d", (int)h.pid);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		fail("open the holder's entry");
+	r->tail_us = measure(op_read, &fd, 200);
 	close(fd);
 	r->list_us = measure_reps(op_list, NULL, n, alive >= 100000 ? 3 : REPS);
 	r->ps_us = tagged ? measure_reps(op_ps, NULL, 1,
@@ -260,20 +272,27 @@ int main(int argc, char **argv)
 	run_row(MAX_ALIVE, true, false, small_bits);
 	module_unload("ptags", 1);
 
+	/* The fewest buckets the module takes. */
+	module_load_params("/ptags.ko", "table_bits=4");
+	run_row(MAX_ALIVE, false, false, 4);
+	run_row(MAX_ALIVE, true, false, 4);
+	module_unload("ptags", 1);
+
 	printf("\nscale: table_bits %u (%u buckets); MemTotal-sized default\n",
 	       bits, 1u << bits);
-	printf("%7s %-14s %4s | %13s | %13s | %9s | %9s | %13s | %13s | %6s | %9s\n",
+	printf("%7s %-14s %4s | %13s | %13s | %9s | %9s | %9s | %13s | %13s | %8s | %7s | %9s\n",
 	       "alive", "", "bits", "fork untagged", "fork 1 tag",
-	       "lookup", "read", "list", "ptags ps", "load",
-	       "kB/proc");
+	       "lookup", "read", "tail", "list", "ptags ps", "load",
+	       "longest", "kB/proc");
 	for (i = 0; i < nrows; i++) {
 		r = &rows[i];
-		printf("%7d %-14s %4u | %10.2f us | %10.2f us | %6.2f us | %6.2f us | %10.1f us | %10.1f us | %6.3f | %9.2f\n",
+		printf("%7d %-14s %4u | %10.2f us | %10.2f us | %6.2f us | %6.2f us | %6.2f us | %10.1f us | %10.1f us | %8.3f | %7ld | %9.2f\n",
 		       r->alive, r->tagged ? "tagged" : r->again ?
 		       "untagged again" : "untagged", r->bits,
 		       r->fork_us, r->fork_tagged_us, r->lookup_us, r->read_us,
-		       r->list_us, r->ps_us,
+		       r->tail_us, r->list_us, r->ps_us,
 		       r->tagged ? (double)r->alive / (1u << r->bits) : 0,
+		       r->longest,
 		       r->alive ? (double)r->mem_kb / r->alive : 0);
 	}
 	printf("\n");
@@ -308,6 +327,11 @@ int main(int argc, char **argv)
 	u = find(MAX_ALIVE, false, false, small_bits);
 	t = find(MAX_ALIVE, true, false, small_bits);
 	printf("(with a 16th of the buckets: %.4f)\n", t->fork_us / u->fork_us);
+	u = find(MAX_ALIVE, false, false, 4);
+	t = find(MAX_ALIVE, true, false, 4);
+	printf("scale: table_bits 4, 100000 tagged in 16 chains, the longest %ld: untagged fork %.4f x the empty table's (%.2f us more, each a walk of one whole chain), read of the tail %.2f us, of the head %.2f us\n",
+	       t->longest, t->fork_us / u->fork_us, t->fork_us - u->fork_us,
+	       t->tail_us, t->read_us);
 	printf("bench: done, %d target(s) missed\n", failures);
 	return 0;
 }
