@@ -2,35 +2,71 @@
 # SPDX-License-Identifier: GPL-2.0
 #
 # "make bench": tests/bench/bench.c in BENCH_BOOTS (default 2) boots of the
-# same guest, one after the other (each boot's whole output in
+# same guest (each boot's whole output in
 # $BUILD/bootN/tap.out), then every target line of every boot side by side:
 # a target is met only if it is met in every boot (docs/PERFORMANCE.md,
 # "Method").  Exits non-zero only if a boot did not run to its end; missed
 # targets are figures, not failures.  A target's figure may be inf or nan
 # (a ratio to an extra that was not positive).  The two boots take about
-# 55 minutes on this project's build machine (2 cores).
+# 55 minutes one after the other on this project's build machine (2 cores).
 #
-# BENCH_SMP=1 (default 0): after them, one more boot of the bench's smp
-# section (scripts/guest-test.sh with BENCH_ONLY=smp: four vCPUs without
-# icount, wall clock; output in $BUILD/smp/tap.out), whose targets join
-# the table as "smp boot"; it adds about 8 minutes (builds, and a guest
-# that ran for 356 s in the one run so far).
+# Then, unless BENCH_SMP=0, one boot of the bench's smp section
+# (scripts/guest-test.sh with BENCH_ONLY=smp: four vCPUs without icount,
+# wall clock; output in $BUILD/smp/tap.out), whose targets join the table
+# as "smp boot", alone on the host (about 8 minutes); and unless
+# BENCH_COPY=0 (amd64 only), one boot of its copy section (BENCH_ONLY=copy:
+# the copy probe, reads and writes on a CPU model without ERMS and FSRM;
+# $BUILD/copy/tap.out).
+#
+# BENCH_JOBS=2 runs the icount boots (the BENCH_BOOTS and the copy boot)
+# two at a time: their clock counts instructions, so their figures do not
+# depend on what else the host runs, only the wall time does.
 
 set -euo pipefail
 
 repo=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-$repo/build/bench}
 BOOTS=${BENCH_BOOTS:-2}
-SMP=${BENCH_SMP:-0}
+SMP=${BENCH_SMP:-1}
+COPY=${BENCH_COPY:-1}
+JOBS=${BENCH_JOBS:-1}
+. "$repo/scripts/lib/arch.sh"
+[ "$(arch_of "${KVER:-$("$repo/scripts/kernel.sh" abi)}")" = amd64 ] || COPY=0
 
 rc=0
+# boot NAME [ENV...]: one guest, its output under $BUILD/NAME.
+boot() {
+	local name=$1
+	shift
+	echo "bench: boot $name"
+	env BUILD="$BUILD/$name" "$@" "$repo/scripts/guest-test.sh" --bench \
+		>"$BUILD/$name.log" 2>&1 || { echo "bench: boot $name failed (see $BUILD/$name.log)"; return 1; }
+}
+mkdir -p "$BUILD"
+names=()
 for i in $(seq 1 "$BOOTS"); do
-	echo "bench: boot $i of $BOOTS"
-	BUILD=$BUILD/boot$i "$repo/scripts/guest-test.sh" --bench || rc=1
+	names+=("boot$i")
+done
+[ "$COPY" = 1 ] && names+=(copy)
+running=0
+for name in "${names[@]}"; do
+	if [ "$name" = copy ]; then
+		boot copy BENCH_ONLY=copy &
+	else
+		boot "$name" &
+	fi
+	running=$((running + 1))
+	if [ "$running" -ge "$JOBS" ]; then
+		wait -n || rc=1
+		running=$((running - 1))
+	fi
+done
+while [ "$running" -gt 0 ]; do
+	wait -n || rc=1
+	running=$((running - 1))
 done
 if [ "$SMP" = 1 ]; then
-	echo "bench: the smp boot"
-	BUILD=$BUILD/smp BENCH_ONLY=smp "$repo/scripts/guest-test.sh" --bench || rc=1
+	boot smp BENCH_ONLY=smp || rc=1
 fi
 
 # The names of the targets in the output $1.
@@ -71,10 +107,14 @@ for i in $(seq 1 "$BOOTS"); do
 	dirs+=("$BUILD/boot$i")
 done
 table boot "${dirs[@]}"
-smp=
+more=
 if [ "$SMP" = 1 ]; then
 	table "smp boot" "$BUILD/smp"
-	smp=" and the smp boot"
+	more+=" and the smp boot"
 fi
-echo "bench: $missed target(s) missed over $BOOTS boots$smp"
+if [ "$COPY" = 1 ]; then
+	table "copy boot" "$BUILD/copy"
+	more+=" and the copy boot"
+fi
+echo "bench: $missed target(s) missed over $BOOTS boots$more"
 exit $rc
