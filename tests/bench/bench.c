@@ -2124,7 +2124,8 @@ static void rw_report(const struct rw_rows *rw)
 
 /*
  * BENCH_ONLY=copy: the rows bulk copies dominate under icount (the copy
- * probe, reads and writes, and one write of a whole 1000-tag set), for a
+ * probe, reads and writes, one write of a whole 1000-tag set, and the BPF
+ * peer's writes and reads), for a
  * boot on a CPU model without ERMS and FSRM (guest-test.sh: -cpu
  * BENCH_COPY_CPU).  The CPU's flags as the guest sees them come first.
  */
@@ -2188,6 +2189,31 @@ static int copy_main(void)
 	rw_report(&rw);
 	printf("write of a whole 1000-tag set (32-byte values), %zu bytes in one write, over the same set: %.2f us\n",
 	       len, big_us);
+#ifdef PTAGS_BPF_PEER
+	{
+		static const int n[] = { 1, 100, 1000 };
+		int pidfd;
+
+		/* The peer's write and read, whose 1000-tag read is a copy. */
+		if (bpf_peer_spawn())
+			fail("bpf_peer_spawn");
+		pidfd = syscall(SYS_pidfd_open, getpid(), 0);
+		if (pidfd < 0)
+			fail("pidfd_open");
+		for (i = 0; i < 3; i++) {
+			peer_tag_self(pidfd, n[i], false);
+			peer_write_us[i] = measure(op_peer_write, &pidfd, 200);
+			peer_read_us[i] = measure(op_peer_read, &pidfd, 200);
+		}
+		peer_tag_self(pidfd, 0, false);
+		close(pidfd);
+		bpf_peer_unload();
+		printf("bpf peer write by pidfd: 1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
+		       peer_write_us[0], peer_write_us[1], peer_write_us[2]);
+		printf("bpf peer read by pidfd:  1 tag %.2f us, 100 tags %.2f us, 1000 tags %.2f us\n",
+		       peer_read_us[0], peer_read_us[1], peer_read_us[2]);
+	}
+#endif
 	printf("bench: done (BENCH_ONLY=copy: the copy probe, reads and writes only)\n");
 	return 0;
 }
