@@ -21,6 +21,9 @@
 # BENCH_JOBS=2 runs the icount boots (the BENCH_BOOTS and the copy boot)
 # two at a time: their clock counts instructions, so their figures do not
 # depend on what else the host runs, only the wall time does.
+# BENCH_KEEP=1 keeps the output of a boot that ran to its end before
+# instead of booting it again (after a failed boot, or to run the smp boot
+# alone later).
 
 set -euo pipefail
 
@@ -30,6 +33,7 @@ BOOTS=${BENCH_BOOTS:-2}
 SMP=${BENCH_SMP:-1}
 COPY=${BENCH_COPY:-1}
 JOBS=${BENCH_JOBS:-1}
+KEEP=${BENCH_KEEP:-0}
 . "$repo/scripts/lib/arch.sh"
 [ "$(arch_of "${KVER:-$("$repo/scripts/kernel.sh" abi)}")" = amd64 ] || COPY=0
 
@@ -38,6 +42,10 @@ rc=0
 boot() {
 	local name=$1
 	shift
+	if [ "$KEEP" = 1 ] && grep -q '^bench: done' "$BUILD/$name/tap.out" 2>/dev/null; then
+		echo "bench: boot $name kept (BENCH_KEEP=1: it ran to its end before)"
+		return 0
+	fi
 	echo "bench: boot $name"
 	env BUILD="$BUILD/$name" "$@" "$repo/scripts/guest-test.sh" --bench \
 		>"$BUILD/$name.log" 2>&1 || { echo "bench: boot $name failed (see $BUILD/$name.log)"; return 1; }
