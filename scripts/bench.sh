@@ -21,7 +21,8 @@
 # BENCH_JOBS=2 runs the icount boots (the BENCH_BOOTS and the copy boot)
 # two at a time: their clock counts instructions, so their figures do not
 # depend on what else the host runs, only the wall time does.
-# BENCH_KEEP=1 keeps the output of a boot that ran to its end before
+# BENCH_KEEP=1 keeps the output of a boot that ran to its end and passed
+# (results.tap) before
 # instead of booting it again (after a failed boot, or to run the smp boot
 # alone later).
 
@@ -35,19 +36,23 @@ COPY=${BENCH_COPY:-1}
 JOBS=${BENCH_JOBS:-1}
 KEEP=${BENCH_KEEP:-0}
 . "$repo/scripts/lib/arch.sh"
-[ "$(arch_of "${KVER:-$("$repo/scripts/kernel.sh" abi)}")" = amd64 ] || COPY=0
+# One kernel for every boot, however long they take.
+KVER=${KVER:-$("$repo/scripts/kernel.sh" abi)} || { echo "bench: no kernel version" >&2; exit 1; }
+export KVER
+[ "$(arch_of "$KVER")" = amd64 ] || COPY=0
 
 rc=0
 # boot NAME [ENV...]: one guest, its output under $BUILD/NAME.
 boot() {
 	local name=$1
 	shift
-	if [ "$KEEP" = 1 ] && grep -q '^bench: done' "$BUILD/$name/tap.out" 2>/dev/null; then
+	if [ "$KEEP" = 1 ] && grep -q '^bench: done' "$BUILD/$name/tap.out" 2>/dev/null &&
+		[ -s "$BUILD/$name/results.tap" ] && ! grep -q '^not ok' "$BUILD/$name/results.tap"; then
 		echo "bench: boot $name kept (BENCH_KEEP=1: it ran to its end before)"
 		return 0
 	fi
 	echo "bench: boot $name"
-	env BUILD="$BUILD/$name" "$@" "$repo/scripts/guest-test.sh" --bench \
+	env "$@" BUILD="$BUILD/$name" "$repo/scripts/guest-test.sh" --bench \
 		>"$BUILD/$name.log" 2>&1 || { echo "bench: boot $name failed (see $BUILD/$name.log)"; return 1; }
 }
 mkdir -p "$BUILD"
@@ -61,7 +66,7 @@ for name in "${names[@]}"; do
 	if [ "$name" = copy ]; then
 		boot copy BENCH_ONLY=copy &
 	else
-		boot "$name" &
+		boot "$name" -u BENCH_ONLY &
 	fi
 	running=$((running + 1))
 	if [ "$running" -ge "$JOBS" ]; then
@@ -119,10 +124,6 @@ more=
 if [ "$SMP" = 1 ]; then
 	table "smp boot" "$BUILD/smp"
 	more+=" and the smp boot"
-fi
-if [ "$COPY" = 1 ]; then
-	table "copy boot" "$BUILD/copy"
-	more+=" and the copy boot"
 fi
 echo "bench: $missed target(s) missed over $BOOTS boots$more"
 exit $rc

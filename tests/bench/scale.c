@@ -171,12 +171,16 @@ static int nrows;
 
 static void run_row(int alive, bool tagged, bool again, unsigned int bits)
 {
-	struct row *r = &rows[nrows++];
+	struct row *r = &rows[nrows];
 	char path[64];
 	long mem0, bytes0;
 	struct holder h;
 	int fd, n;
 
+	if (nrows++ == (int)(sizeof(rows) / sizeof(rows[0]))) {
+		errno = ENOSPC;
+		fail("rows");
+	}
 	r->alive = alive;
 	r->tagged = tagged;
 	r->again = again;
