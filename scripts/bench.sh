@@ -21,10 +21,9 @@
 # BENCH_JOBS=2 runs the icount boots (the BENCH_BOOTS and the copy boot)
 # two at a time: their clock counts instructions, so their figures do not
 # depend on what else the host runs, only the wall time does.
-# BENCH_KEEP=1 keeps the output of a boot that ran to its end and passed
-# (results.tap) before
-# instead of booting it again (after a failed boot, or to run the smp boot
-# alone later).
+# BENCH_KEEP=1 keeps a boot that ran to its end and passed before (its
+# tap.out and results.tap) instead of booting it again: after a failed
+# boot, or to run the smp boot alone later.
 
 set -euo pipefail
 

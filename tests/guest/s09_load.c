@@ -380,6 +380,22 @@ static void test_load_order(void)
 
 #define CHAIN_KIDS 40
 
+/* The errno of uid 65534's open of stats/longest_chain; 0 if it opens. */
+static int chain_as_nobody(void *arg)
+{
+	int fd;
+
+	(void)arg;
+	if (setresgid(65534, 65534, 65534) || setresuid(65534, 65534, 65534))
+		return 255;
+	fd = open("/sys/module/ptags/stats/longest_chain", O_RDONLY);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	return errno;
+}
+
 /*
  * stats/longest_chain (issue 24): the entries in the table's longest
  * bucket chain, counted at the read.  With table_bits=4 (16 buckets), 40
@@ -433,6 +449,8 @@ static void test_chains(void)
 	ok((st.st_mode & 0777) == 0400,
 	   "issue 24: longest_chain walks every bucket, so only root reads it (mode %o)",
 	   st.st_mode & 0777);
+	err = run_child(chain_as_nobody, NULL);
+	ok(err == EACCES, "issue 24: uid 65534 cannot open longest_chain (%s)", strerror(err));
 	if (umount2("/proc/ptags", 0) || unload())
 		die("unload after test_chains");
 }
