@@ -35,6 +35,9 @@ pkgs_arm64=(
 # target, bpftool for vmlinux.h and the skeleton, the static libbpf and
 # what it links.
 pkgs_bpf=(clang llvm bpftool libbpf-dev libelf-dev zlib1g-dev libzstd-dev)
+# bpf-kptr: the kptr peer (tests/bench/bpf-peer/kptr.bpf.c) needs BTF type
+# tags (__kptr), which bookworm's clang 14 does not emit; its clang-19 does.
+pkgs_bpf_kptr=("${pkgs_bpf[@]}" clang-19)
 
 want=()
 for group in "${@:-base}"; do
