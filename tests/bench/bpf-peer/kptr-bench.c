@@ -13,7 +13,13 @@
  *
  * Run by scripts/guest-test.sh as a GUEST_BINS test, where PID 1 has
  * loaded ptags: its hooks are unloaded first (ptags' fork and exit hooks
- * would be in every figure) and loaded again at the end.
+ * would be in every figure) and loaded again at the end.  The figures
+ * want the bench's clock (one vCPU, icount), which QEMU_EXTRA gives:
+ *
+ *   make -C tests/bench/bpf-peer BUILD=$PWD/build/bpf-peer kptr
+ *   KVER=7.2.13+deb14-amd64 BUILD=$PWD/build/kptr-guest TESTS=kptr-bench \
+ *     GUEST_BINS=$PWD/build/bpf-peer/kptr-bench TEST_TIMEOUT=2800 \
+ *     QEMU_EXTRA="-icount shift=0 -smp 1" scripts/guest-test.sh
  *
  * The checks, for each of the two objects (the fork taking its reference
  * by exchange, kptr.bpf.o, or by a direct load, kptr-direct.bpf.o): a
@@ -47,9 +53,11 @@
 #include "peer.h"
 #include "kptr.skel.h"
 #include "kptr-direct.skel.h"
+#include "kptr-lsm.skel.h"
 
 #define ROUNDS		5
 #define MAX_TAGS	(KPTR_SET_BYTES / 56)	/* 72 of the bench's */
+#define BIG_TAGS	1000	/* kptr-lsm.bpf.o holds 1377 */
 #define SAMPLES		101	/* fork+exit+wait per configuration */
 
 static int test_no, failures;
@@ -90,6 +98,10 @@ struct kp {
 
 static void destroy_xchg(void *s) { kptr_bpf__destroy(s); }
 static void destroy_direct(void *s) { kptr_direct_bpf__destroy(s); }
+static void destroy_lsm(void *s) { kptr_lsm_bpf__destroy(s); }
+
+enum variant { XCHG, DIRECT, LSM };
+static const char *const variant_name[] = { "kptr xchg", "kptr direct", "kptr lsm" };
 
 static char verifier_log[1 << 20];
 
@@ -119,10 +131,13 @@ static char verifier_log[1 << 20];
 		(kp)->freed_prog = &s->bss->sets_freed_prog;			\
 	} while (0)
 
-static int kp_load(struct kp *kp, bool direct)
+static int kp_load(struct kp *kp, enum variant v)
 {
 	memset(kp, 0, sizeof(*kp));
-	if (direct) {
+	if (v == LSM) {
+		KP_LOAD(kp, kptr_lsm_bpf, "kptr lsm");
+		kp->destroy = destroy_lsm;
+	} else if (v == DIRECT) {
 		KP_LOAD(kp, kptr_direct_bpf, "kptr direct");
 		kp->destroy = destroy_direct;
 	} else {
@@ -229,8 +244,9 @@ static void *thread_fn(void *arg)
 	return arg;
 }
 
-static void check_peer(bool direct)
+static void check_peer(enum variant v)
 {
+	const int most = v == LSM ? BIG_TAGS : MAX_TAGS;
 	static struct kptr_recs want_set, want_kept;
 	__u64 set_id, kept_id, made;
 	struct kp kp;
@@ -238,8 +254,8 @@ static void check_peer(bool direct)
 	int err, hold, i, p[2], h[2];
 	char c;
 
-	err = kp_load(&kp, direct);
-	if (!check(!err, "%s: loads and attaches (%d)", direct ? "kptr direct" : "kptr xchg", err)) {
+	err = kp_load(&kp, v);
+	if (!check(!err, "%s: loads and attaches (%d)", variant_name[v], err)) {
 		size_t n = strlen(verifier_log);
 
 		printf("# verifier log (kptr_write), its end:\n%s\n",
@@ -324,23 +340,24 @@ static void check_peer(bool direct)
 	}
 
 	/* One too many. */
-	err = kp_write(&kp, me, MAX_TAGS + 1, 0, NULL);
-	check(err == -7, "%s: %d tags are refused (%d)", kp.name, MAX_TAGS + 1, err);
+	i = (v == LSM ? KPTR_BIG_BYTES : KPTR_SET_BYTES) / 56 + 1;
+	err = kp_write(&kp, me, i, 0, NULL);
+	check(err == -7, "%s: %d tags are refused (%d)", kp.name, i, err);
 
-	/* The most, all kept: one object for both. */
-	err = kp_write(&kp, me, MAX_TAGS, 0, all);
-	recs(&want_set, MAX_TAGS, 0, NULL);
+	/* The most, all kept: one set for both. */
+	err = kp_write(&kp, me, most, 0, all);
+	recs(&want_set, most, 0, NULL);
 	err = err ?: kp_run(kp.read_fd, me);
 	set_id = kp.out->set_id;
 	check(!err && kp.out->same && same_recs(&kp.out->set, &want_set) &&
 	      same_recs(&kp.out->kept, &want_set),
 	      "%s: %d tags (%u bytes), all kept, read back (%d; %u tags)",
-	      kp.name, MAX_TAGS, want_set.len, err, kp.out->set.ntags);
+	      kp.name, most, want_set.len, err, kp.out->set.ntags);
 	pid = parked_child(&hold);
 	err = kp_run(kp.read_fd, pid);
 	check(!err && kp.out->set_id == set_id && kp.out->same &&
 	      same_recs(&kp.out->set, &want_set),
-	      "%s: a child names the %d-tag set (%d)", kp.name, MAX_TAGS, err);
+	      "%s: a child names the %d-tag set (%d)", kp.name, most, err);
 	close(hold);
 	reap(pid);
 
@@ -358,16 +375,19 @@ static void check_peer(bool direct)
 	/* Task storage is freed in an RCU callback after the reap. */
 	for (i = 0; i < 100; i++) {
 		made = kp.st->sets_made;
-		if (sets_freed(&kp) == made)
+		if (sets_freed(&kp) == made && kp.st->chunks_freed == kp.st->chunks_made)
 			break;
 		usleep(20000);
 	}
-	check(!err && sets_freed(&kp) == kp.st->sets_made,
-	      "%s: every set made was freed (%d; %llu of %llu: %llu by the task storage, %llu by the programs)",
+	check(!err && sets_freed(&kp) == kp.st->sets_made &&
+	      kp.st->chunks_freed == kp.st->chunks_made,
+	      "%s: every set made was freed (%d; %llu of %llu: %llu by the task storage, %llu by the programs; chunks %llu of %llu)",
 	      kp.name, err, (unsigned long long)sets_freed(&kp),
 	      (unsigned long long)kp.st->sets_made,
 	      (unsigned long long)kp.st->sets_freed,
-	      (unsigned long long)*kp.freed_prog);
+	      (unsigned long long)*kp.freed_prog,
+	      (unsigned long long)kp.st->chunks_freed,
+	      (unsigned long long)kp.st->chunks_made);
 	check(!kp.st->lost && !kp.st->noref && !kp.st->nomem,
 	      "%s: no fork lost its copy, no acquire or allocation failed (lost %llu, noref %llu, nomem %llu; forks %llu, execs %llu, raced %llu)",
 	      kp.name, (unsigned long long)kp.st->lost,
@@ -425,7 +445,7 @@ struct helper {
 	int hold;
 };
 
-static int helper_start(struct helper *hp, bool direct, int n)
+static int helper_start(struct helper *hp, enum variant v, int n)
 {
 	int ready[2], hold[2];
 	pid_t parent = getpid();
@@ -442,7 +462,7 @@ static int helper_start(struct helper *hp, bool direct, int n)
 
 		close(ready[0]);
 		close(hold[1]);
-		err = kp_load(&kp, direct);
+		err = kp_load(&kp, v);
 		if (!err)
 			err = kp_write(&kp, parent, n, 0, NULL);
 		c = err ? 'E' : 'R';
@@ -485,11 +505,12 @@ static bool helper_stop(struct helper *hp)
 	return WIFEXITED(status) && !WEXITSTATUS(status);
 }
 
-enum config { BASE, HANDLE1, KPTR1, KPTRMAX, DIRECT1, DIRECTMAX, NCONFIGS };
+enum config { BASE, HANDLE1, KPTR1, KPTRMAX, DIRECT1, DIRECTMAX, LSM1, LSMBIG, NCONFIGS };
 static const char *const config_name[NCONFIGS] = {
 	"base (nothing loaded)", "handle peer, 1 tag", "kptr peer (xchg), 1 tag",
 	"kptr peer (xchg), 72 tags", "kptr peer (direct), 1 tag",
-	"kptr peer (direct), 72 tags",
+	"kptr peer (direct), 72 tags", "kptr peer (lsm), 1 tag",
+	"kptr peer (lsm), 1000 tags",
 };
 
 static double run_config(enum config c, int pidfd, bool *ok)
@@ -514,7 +535,8 @@ static double run_config(enum config c, int pidfd, bool *ok)
 		bpf_peer_unload();
 		return t;
 	default:
-		if (helper_start(&hp, c >= DIRECT1,
+		if (helper_start(&hp, c >= LSM1 ? LSM : c >= DIRECT1 ? DIRECT : XCHG,
+				 c == LSMBIG ? BIG_TAGS :
 				 c == KPTRMAX || c == DIRECTMAX ? MAX_TAGS : 1)) {
 			*ok = false;
 			helper_stop(&hp);
@@ -530,7 +552,7 @@ static double run_config(enum config c, int pidfd, bool *ok)
 static void timing(void)
 {
 	static double base[ROUNDS][NCONFIGS], peer[ROUNDS][NCONFIGS];
-	static const enum config order[] = { HANDLE1, KPTR1, KPTRMAX, DIRECT1, DIRECTMAX };
+	static const enum config order[] = { HANDLE1, KPTR1, KPTRMAX, DIRECT1, DIRECTMAX, LSM1, LSMBIG };
 	const int norder = sizeof(order) / sizeof(order[0]);
 	int pidfd = syscall(SYS_pidfd_open, getpid(), 0);
 	bool ok = true;
@@ -604,6 +626,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	printf("# %ld CPU(s) online\n", sysconf(_SC_NPROCESSORS_ONLN));
 	had_ptags = ptags_out();
 	printf("# ptags %s\n", had_ptags ? "unloaded for the run" : "was not loaded");
 	/* The checks in a child: this process's memory stays small. */
@@ -614,14 +637,15 @@ int main(int argc, char **argv)
 		if (pid < 0)
 			die("fork");
 		if (!pid) {
-			check_peer(false);
-			check_peer(true);
+			check_peer(XCHG);
+			check_peer(DIRECT);
+			check_peer(LSM);
 			fflush(stdout);
 			_exit(failures ? 1 : 0);
 		}
 		if (waitpid(pid, &status, 0) != pid)
 			die("waitpid");
-		test_no = 22;	/* after the child's 2 x 11 */
+		test_no = 33;	/* after the child's 3 x 11 */
 		check(WIFEXITED(status) && !WEXITSTATUS(status), "the checks passed");
 	}
 	if (!check_only)

@@ -51,6 +51,7 @@ extern void bpf_task_release(struct task_struct *p) __ksym;
 #define refcount_acquire(p) \
 	((typeof(p))bpf_refcount_acquire_impl(p, NULL))
 
+#ifndef KPTR_LSM
 /* One set (kptr.h): no kptr in it, so that tracing programs may drop it. */
 struct kptr_set {
 	struct bpf_refcount ref;	/* first: kptr_drop reads it at 0 */
@@ -61,6 +62,34 @@ struct kptr_set {
 	__u32 pad;
 	__u64 w[KPTR_SET_WORDS];
 };
+#define SET_BYTES	KPTR_SET_BYTES
+#else
+/* A head, chunks and leaves (kptr.h). */
+struct kptr_leaf {
+	__u64 index;
+	__u64 magic;			/* at 8, as in a set */
+	__u64 w[KPTR_CHUNK_WORDS];
+};
+
+struct kptr_chunk {
+	__u64 index;
+	__u64 magic;
+	struct kptr_leaf __kptr *leaf;
+	__u64 w[KPTR_CHUNK_WORDS];
+};
+
+struct kptr_set {
+	struct bpf_refcount ref;
+	__u32 ntags;
+	__u64 magic;
+	__u64 id;
+	__u32 len;
+	__u32 nparts;
+	struct kptr_chunk __kptr *c[KPTR_CHUNKS];
+	__u64 w[KPTR_HEAD_WORDS];
+};
+#define SET_BYTES	KPTR_BIG_BYTES
+#endif
 
 /* What a process's task storage holds. */
 struct kptr_slot {
@@ -148,6 +177,7 @@ static __always_inline void put_in(struct kptr_set __kptr **field,
 		drop_set(old);
 }
 
+#ifndef KPTR_LSM
 SEC("tp_btf/sched_process_fork")
 int BPF_PROG(kptr_fork, struct task_struct *parent, struct task_struct *child)
 {
@@ -157,6 +187,23 @@ int BPF_PROG(kptr_fork, struct task_struct *parent, struct task_struct *child)
 	if (child->pid != child->tgid)
 		return 0;	/* a thread: its leader holds the slot */
 	h = bpf_task_storage_get(&kptr_slots, parent->group_leader, NULL, 0);
+#else
+#define CLONE_THREAD	0x00010000
+/*
+ * In copy_process(), before the child is visible; a fork that fails later
+ * frees the child's storage with it.  May fail the fork: never does.
+ */
+SEC("lsm/task_alloc")
+int BPF_PROG(kptr_fork, struct task_struct *child, unsigned long clone_flags)
+{
+	struct task_struct *parent = bpf_get_current_task_btf();
+	struct kptr_slot *h, *c;
+	struct kptr_set *s, *k;
+
+	if (clone_flags & CLONE_THREAD)
+		return 0;	/* a thread: its leader holds the slot */
+	h = bpf_task_storage_get(&kptr_slots, parent->group_leader, NULL, 0);
+#endif
 	if (!h || (!h->set && !h->kept))
 		return 0;
 	c = bpf_task_storage_get(&kptr_slots, child, NULL,
@@ -173,12 +220,22 @@ int BPF_PROG(kptr_fork, struct task_struct *parent, struct task_struct *child)
 	return 0;
 }
 
+#ifndef KPTR_LSM
 SEC("tp_btf/sched_process_exec")
 int BPF_PROG(kptr_exec, struct task_struct *p, pid_t old_pid,
 	     struct linux_binprm *bprm)
 {
 	struct kptr_slot *h;
 
+#else
+/* After the point of no return, in the new image (the leader by then). */
+SEC("lsm/bprm_committed_creds")
+int BPF_PROG(kptr_exec, const struct linux_binprm *bprm)
+{
+	struct task_struct *p = bpf_get_current_task_btf();
+	struct kptr_slot *h;
+
+#endif
 	h = bpf_task_storage_get(&kptr_slots, p, NULL, 0);
 	if (!h || h->set == h->kept)
 		return 0;	/* nothing to prune */
@@ -196,9 +253,12 @@ int BPF_PROG(kptr_drop, void *p, const struct btf_record *rec, bool percpu)
 		return 0;
 	if (hdr[1] == KPTR_MAGIC_SET && (__u32)hdr[0] == 1)
 		count(&stats.sets_freed);
+	else if (hdr[1] == KPTR_MAGIC_CHUNK)
+		count(&stats.chunks_freed);
 	return 0;
 }
 
+#ifndef KPTR_LSM
 /*
  * Word copies at constant offsets (an allocated object's fields take no
  * variable offset), in subprograms.
@@ -233,7 +293,7 @@ static __always_inline struct kptr_set *build(struct kptr_recs *r, int *err)
 	*err = 0;
 	if (!len)
 		return NULL;
-	if (len > KPTR_SET_BYTES || len & 7) {
+	if (len > SET_BYTES || len & 7) {
 		*err = -E2BIG;
 		return NULL;
 	}
@@ -250,6 +310,122 @@ static __always_inline struct kptr_set *build(struct kptr_recs *r, int *err)
 	fill(s, r->w);
 	return s;
 }
+
+#else
+/*
+ * Word copies at constant offsets (an allocated object's fields take no
+ * variable offset), in subprograms: unrolled inline, the programs' jumps
+ * would not fit in 16 bits.
+ */
+static __noinline void fill_chunk(struct kptr_chunk *c, const __u64 *src)
+{
+	int i;
+
+#pragma clang loop unroll(full)
+	for (i = 0; i < KPTR_CHUNK_WORDS; i++)
+		c->w[i] = src[i];
+}
+
+static __noinline void fill_leaf(struct kptr_leaf *l, const __u64 *src)
+{
+	int i;
+
+#pragma clang loop unroll(full)
+	for (i = 0; i < KPTR_CHUNK_WORDS; i++)
+		l->w[i] = src[i];
+}
+
+static __noinline void fill_head(struct kptr_set *s, const __u64 *src)
+{
+	int i;
+
+#pragma clang loop unroll(full)
+	for (i = 0; i < KPTR_HEAD_WORDS; i++)
+		s->w[i] = src[i];
+}
+
+static __noinline void head_out(__u64 *dst, const struct kptr_set *s)
+{
+	int i;
+
+#pragma clang loop unroll(full)
+	for (i = 0; i < KPTR_HEAD_WORDS; i++)
+		dst[i] = s->w[i];
+}
+
+/*
+ * A new set holding @r's records, or NULL for none (*@err 0) or when out
+ * of memory (*@err -ENOMEM).  Unrolled: a kptr's offset must be constant.
+ */
+static __always_inline struct kptr_set *build(struct kptr_recs *r, int *err)
+{
+	__u32 len = r->len, words, nparts = 0;
+	struct kptr_chunk *c, *oldc;
+	struct kptr_leaf *l, *oldl;
+	struct kptr_set *s;
+	int j;
+
+	*err = 0;
+	if (!len)
+		return NULL;
+	if (len > SET_BYTES || len & 7) {
+		*err = -E2BIG;
+		return NULL;
+	}
+	words = len / 8;
+	if (words > KPTR_HEAD_WORDS)
+		nparts = (words - KPTR_HEAD_WORDS + KPTR_CHUNK_WORDS - 1) /
+			 KPTR_CHUNK_WORDS;
+	s = obj_new(struct kptr_set);
+	if (!s) {
+		*err = -ENOMEM;
+		return NULL;
+	}
+	count(&stats.sets_made);
+	s->magic = KPTR_MAGIC_SET;
+	s->id = __sync_add_and_fetch(&serial, 1);
+	s->ntags = r->ntags;
+	s->len = len;
+	s->nparts = nparts;
+	fill_head(s, r->w);
+#pragma clang loop unroll(full)
+	for (j = 0; j < KPTR_CHUNKS; j++) {
+		if (2 * j >= nparts)
+			break;
+		c = obj_new(struct kptr_chunk);
+		if (!c)
+			goto nomem;
+		count(&stats.chunks_made);
+		c->index = 2 * j;
+		c->magic = KPTR_MAGIC_CHUNK;
+		fill_chunk(c, &r->w[KPTR_HEAD_WORDS + 2 * j * KPTR_CHUNK_WORDS]);
+		if (2 * j + 1 < nparts) {
+			l = obj_new(struct kptr_leaf);
+			if (!l) {
+				obj_drop(c);
+				goto nomem;
+			}
+			count(&stats.chunks_made);
+			l->index = 2 * j + 1;
+			l->magic = KPTR_MAGIC_CHUNK;
+			fill_leaf(l, &r->w[KPTR_HEAD_WORDS +
+					   (2 * j + 1) * KPTR_CHUNK_WORDS]);
+			oldl = bpf_kptr_xchg(&c->leaf, l);
+			if (oldl)
+				obj_drop(oldl);
+		}
+		oldc = bpf_kptr_xchg(&s->c[j], c);
+		if (oldc)
+			obj_drop(oldc);
+	}
+	return s;
+nomem:
+	drop_set(s);	/* and the chunks made */
+	*err = -ENOMEM;
+	return NULL;
+}
+
+#endif
 
 SEC("syscall")
 int kptr_write(struct kptr_args *a)
@@ -304,6 +480,7 @@ out:
 	return 0;
 }
 
+#ifndef KPTR_LSM
 /* Copy @s's records to @r (nothing for no set); its writer's serial. */
 static __always_inline __u64 copy_out(struct kptr_set *s, struct kptr_recs *r)
 {
@@ -316,6 +493,47 @@ static __always_inline __u64 copy_out(struct kptr_set *s, struct kptr_recs *r)
 	copy_words(r->w, s);
 	return s->id;
 }
+
+#else
+/* Copy @s's records to @r (nothing for no set); its writer's serial. */
+static __always_inline __u64 copy_out(struct kptr_set *s, struct kptr_recs *r)
+{
+	struct kptr_chunk *c;
+	struct kptr_leaf *l;
+	int j;
+
+	r->ntags = 0;
+	r->len = 0;
+	if (!s)
+		return 0;
+	r->ntags = s->ntags;
+	r->len = s->len;
+	head_out(r->w, s);
+	/*
+	 * A kptr in an allocated object takes no direct load ("direct access
+	 * to kptr is disallowed"), and an exchange would change a shared
+	 * set: the chunks are read with bpf_probe_read_kernel(), kept alive
+	 * by our reference to the head, which owns them.
+	 */
+#pragma clang loop unroll(full)
+	for (j = 0; j < KPTR_CHUNKS; j++) {
+		c = NULL;
+		l = NULL;
+		bpf_probe_read_kernel(&c, sizeof(c), &s->c[j]);
+		if (!c)
+			break;
+		bpf_probe_read_kernel(&r->w[KPTR_HEAD_WORDS + 2 * j * KPTR_CHUNK_WORDS],
+				      KPTR_CHUNK_WORDS * 8, c->w);
+		bpf_probe_read_kernel(&l, sizeof(l), &c->leaf);
+		if (!l)
+			break;
+		bpf_probe_read_kernel(&r->w[KPTR_HEAD_WORDS + (2 * j + 1) * KPTR_CHUNK_WORDS],
+				      KPTR_CHUNK_WORDS * 8, l->w);
+	}
+	return s->id;
+}
+
+#endif
 
 SEC("syscall")
 int kptr_read(struct kptr_args *a)

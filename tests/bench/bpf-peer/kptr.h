@@ -48,14 +48,32 @@
 #define KPTR_SET_WORDS		507	/* 4056 bytes of records */
 #define KPTR_SET_BYTES		(KPTR_SET_WORDS * 8)
 
-/* Stamped on every set, for the counting of frees (kptr_drop). */
+/*
+ * KPTR_LSM (kptr-lsm.bpf.o): the fork and exec programs are BPF LSM
+ * programs (lsm/task_alloc, lsm/bprm_committed_creds), which may drop
+ * objects with kptrs in them, so a set may be a head (struct kptr_set:
+ * KPTR_HEAD_WORDS of records, kptrs to KPTR_CHUNKS chunks) whose chunks
+ * (struct kptr_chunk) each hold KPTR_CHUNK_WORDS and a kptr to a leaf
+ * (struct kptr_leaf) of as many: two levels, as 7.2 takes at most 11
+ * special fields in a type (the refcount and 10 kptrs: -E2BIG) and
+ * refuses a chunk type with a kptr to its own type (-ELOOP).
+ */
+#define KPTR_HEAD_WORDS		496	/* 3968 bytes in the head */
+#define KPTR_CHUNK_WORDS	508	/* 4064 bytes in each chunk and leaf */
+#define KPTR_CHUNKS		9
+#define KPTR_PARTS		(2 * KPTR_CHUNKS)
+#define KPTR_BIG_WORDS		(KPTR_HEAD_WORDS + KPTR_PARTS * KPTR_CHUNK_WORDS)
+#define KPTR_BIG_BYTES		(KPTR_BIG_WORDS * 8)	/* 77120: 1377 tags */
+
+/* Stamped on every object, for the counting of frees (kptr_drop). */
 #define KPTR_MAGIC_SET		0x7465732d72747061ull
+#define KPTR_MAGIC_CHUNK	0x6b6e632d72747061ull
 
 /* The records of one set, as user space gives them and kptr_read returns. */
 struct kptr_recs {
 	__u32 ntags;
 	__u32 len;		/* bytes of records, a multiple of 8 */
-	__u64 w[KPTR_SET_WORDS];
+	__u64 w[KPTR_BIG_WORDS];	/* either object's */
 };
 
 /*
@@ -83,6 +101,8 @@ struct kptr_out {
 struct kptr_stats {
 	__u64 sets_made;	/* allocated by the writer */
 	__u64 sets_freed;	/* seen by kptr_drop: last reference gone */
+	__u64 chunks_made;	/* chunks and leaves (KPTR_LSM) */
+	__u64 chunks_freed;
 	__u64 forks;		/* tagged forks that copied */
 	__u64 lost;		/* forks whose child got no storage */
 	__u64 noref;		/* bpf_refcount_acquire() gave NULL */
