@@ -16,6 +16,10 @@
  * Exec: tp_btf/sched_process_exec: the kept set (a new reference) replaces
  * the set, whose reference is dropped.
  *
+ * KPTR_LSM: the same in lsm/task_alloc (in copy_process(), the child not
+ * yet visible; CLONE_THREAD tells a thread) and lsm/bprm_committed_creds,
+ * which may drop sets that hold kptrs to chunks (kptr.h).
+ *
  * Release: none.  The task's storage is freed with it, and its kptrs
  * with it: the kernel drops each reference, and frees a set when that
  * was the last.

@@ -16,12 +16,12 @@
  * bytes a record).
  *
  * Why one object: a set of more (a head with kptrs to chunks) cannot be
- * dropped by the fork and exec programs.  7.2 refuses bpf_obj_drop() in
+ * dropped by tp_btf fork and exec programs.  7.2 refuses bpf_obj_drop() in
  * tracing programs (tp_btf included) "on types with NMI unsafe fields",
  * which a kptr field is; and a tp_btf program that stores a kptr with
- * bpf_kptr_xchg() must drop what that returns.  It also takes at most 11
- * special fields in a type (the refcount and 10 kptrs: -E2BIG) and
- * refuses a chunk type with a kptr to its own type (-ELOOP).
+ * bpf_kptr_xchg() must drop what that returns.  BPF LSM programs may:
+ * kptr-lsm.bpf.o (KPTR_LSM, below) hooks fork and exec there and holds
+ * sets of chunks, up to KPTR_BIG_BYTES (1377 of the bench's tags).
  *
  * Sets are immutable and shared: a fork takes a reference on each of its
  * parent's sets (bpf_refcount_acquire) and stores them in the child's
@@ -36,7 +36,16 @@
  * program's .bss (kptr_stage), runs kptr_write with the target's pid,
  * and the program builds both sets and swaps them into the target's
  * storage (creating it), dropping the old ones.  kptr_read copies the
- * sets of a pid back into .bss (kptr_out) for the checks.
+ * sets of a pid back into .bss (kptr_out) for the checks; it takes its
+ * own references as a fork does (the exchange way, kptr.bpf.c), so a
+ * concurrent fork of that pid may briefly see no set.
+ *
+ * Three objects from kptr.bpf.c: kptr.bpf.o (tp_btf; a fork takes the
+ * parent's references by exchange), kptr-direct.bpf.o (KPTR_DIRECT: by a
+ * direct RCU load), kptr-lsm.bpf.o (KPTR_LSM and KPTR_DIRECT: BPF LSM
+ * hooks, sets of chunks; needs "bpf" in the kernel's LSM list, which
+ * Debian's 6.12 and 7.2 have).  Loads on 6.12 and 7.2; not on 6.1, which
+ * has no bpf_obj_new and friends.
  */
 #ifndef PTAGS_BPF_KPTR_H
 #define PTAGS_BPF_KPTR_H
